@@ -1,0 +1,206 @@
+// Package browser owns the headless Chromium process: discovery of the
+// executable, the sandboxing flags that keep every byte on this machine, one
+// browser process shared by all pages, and a pool of isolated browser contexts
+// (one per page) sized by the number of jobs.
+//
+// Ownership runs one way: Browser → Page. Closing a Page disposes its browser
+// context (and so its renderer process); closing the Browser ends the process.
+// On Linux the process gets SIGKILL when worldprobe dies, so no Chromium
+// outlives it.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// EnvChromium names the environment variable that overrides the Chromium
+// executable.
+const EnvChromium = "WORLDPROBE_CHROMIUM"
+
+// DefaultChromium is where Debian's chromium package puts the executable.
+const DefaultChromium = "/usr/bin/chromium"
+
+// Options configure a Browser.
+type Options struct {
+	// ExecPath is the Chromium executable; empty means FindChromium("").
+	ExecPath string
+	// Jobs is the number of pages that may be open at once (at least 1).
+	Jobs int
+	// Width and Height are the window size in CSS pixels.
+	Width, Height int
+	// Output receives Chromium's own stderr; nil discards it.
+	Output io.Writer
+	// Logger receives diagnostics; nil uses slog.Default().
+	Logger *slog.Logger
+}
+
+// Browser is one running Chromium process.
+type Browser struct {
+	opts        Options
+	allocCancel context.CancelFunc
+	ctx         context.Context
+	cancel      context.CancelFunc
+	slots       chan struct{}
+	version     string
+	userDir     string
+	closeOnce   sync.Once
+	closeErr    error
+}
+
+// FindChromium resolves the Chromium executable: flag if set, else
+// $WORLDPROBE_CHROMIUM, else /usr/bin/chromium, else chromium or
+// chromium-browser on PATH.
+func FindChromium(flag string) (string, error) {
+	for _, c := range []string{flag, os.Getenv(EnvChromium)} {
+		if c == "" {
+			continue
+		}
+		p, err := exec.LookPath(c)
+		if err != nil {
+			return "", fmt.Errorf("chromium executable %q: %w", c, err)
+		}
+		return p, nil
+	}
+	if _, err := os.Stat(DefaultChromium); err == nil {
+		return DefaultChromium, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found: install Debian's chromium (make setup), or set --chromium or " + EnvChromium)
+}
+
+// Flags returns the command-line flags worldprobe starts Chromium with, as
+// name → value (true for a bare switch). They give WebGL through SwiftShader
+// without a GPU, and close every path out of the machine: all host names
+// resolve to nothing, all traffic that is not intercepted goes to a dead
+// loopback proxy, and WebRTC may not use UDP.
+func Flags(width, height int) map[string]any {
+	return map[string]any{
+		"headless":                               true,
+		"no-sandbox":                             true,
+		"use-angle":                              "swiftshader",
+		"enable-unsafe-swiftshader":              true,
+		"ignore-gpu-blocklist":                   true,
+		"host-resolver-rules":                    "MAP * ~NOTFOUND",
+		"proxy-server":                           "http://127.0.0.1:9",
+		"proxy-bypass-list":                      "<-loopback>",
+		"disable-quic":                           true,
+		"disable-background-networking":          true,
+		"disable-component-update":               true,
+		"disable-domain-reliability":             true,
+		"disable-sync":                           true,
+		"no-pings":                               true,
+		"no-first-run":                           true,
+		"force-webrtc-ip-handling-policy":        "disable_non_proxied_udp",
+		"webrtc-ip-handling-policy":              "disable_non_proxied_udp",
+		"lang":                                   "en-US",
+		"force-device-scale-factor":              "1",
+		"window-size":                            fmt.Sprintf("%d,%d", width, height),
+		"mute-audio":                             true,
+		"hide-scrollbars":                        true,
+		"autoplay-policy":                        "no-user-gesture-required",
+		"disable-renderer-backgrounding":         true,
+		"disable-background-timer-throttling":    true,
+		"disable-backgrounding-occluded-windows": true,
+		"disable-hang-monitor":                   true,
+		"disable-ipc-flooding-protection":        true,
+		"disable-dev-shm-usage":                  true,
+		"disable-extensions":                     true,
+		"disable-breakpad":                       true,
+		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication",
+		"enable-features":                        "NetworkService,NetworkServiceInProcess",
+		"metrics-recording-only":                 true,
+		"password-store":                         "basic",
+		"use-mock-keychain":                      true,
+		"enable-automation":                      true,
+		"js-flags":                               "--max-old-space-size=1024",
+	}
+}
+
+// Launch starts Chromium and waits until it answers.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	if opts.Jobs < 1 {
+		opts.Jobs = 1
+	}
+	if opts.Width <= 0 || opts.Height <= 0 {
+		opts.Width, opts.Height = 1280, 800
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	path, err := FindChromium(opts.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	userDir, err := os.MkdirTemp("", "worldprobe-chromium-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a Chromium profile folder: %w", err)
+	}
+	allocOpts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(userDir),
+		chromedp.Env("TZ=UTC", "LANG=en_US.UTF-8", "LANGUAGE=en_US"),
+	}
+	for name, value := range Flags(opts.Width, opts.Height) {
+		allocOpts = append(allocOpts, chromedp.Flag(name, value))
+	}
+	if opts.Output != nil {
+		allocOpts = append(allocOpts, chromedp.CombinedOutput(opts.Output))
+	}
+	// The browser lives until Close, not until ctx ends: ctx only bounds the start.
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), allocOpts...)
+	bctx, bcancel := chromedp.NewContext(allocCtx)
+	b := &Browser{opts: opts, allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
+		slots: make(chan struct{}, opts.Jobs), userDir: userDir}
+
+	// The browser lives as long as the context of its first run: bctx.
+	unhook := context.AfterFunc(ctx, bcancel)
+	var product string
+	err = chromedp.Do(bctx)
+	unhook()
+	if err == nil {
+		var v browser.GetVersionResult
+		v, err = chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})
+		product = v.Product
+	}
+	if err != nil {
+		_ = b.Close()
+		return nil, fmt.Errorf("starting Chromium %s: %w", path, err)
+	}
+	b.version = product
+	opts.Logger.Debug("chromium started", "path", path, "version", product, "jobs", opts.Jobs)
+	return b, nil
+}
+
+// Version is Chromium's product string, e.g. "Chrome/156.0.8078.108".
+func (b *Browser) Version() string { return strings.TrimSpace(b.version) }
+
+// Jobs is the number of pages that may be open at once.
+func (b *Browser) Jobs() int { return cap(b.slots) }
+
+// Close ends the Chromium process and removes its profile folder.
+func (b *Browser) Close() error {
+	b.closeOnce.Do(func() {
+		b.cancel()
+		b.allocCancel()
+		if err := os.RemoveAll(b.userDir); err != nil {
+			b.closeErr = fmt.Errorf("removing the Chromium profile: %w", err)
+		}
+	})
+	return b.closeErr
+}

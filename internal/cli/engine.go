@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+// EnvWeb names the environment variable that points at the vendored
+// node_modules folder.
+const EnvWeb = "WORLDPROBE_WEB"
+
+// engineFlags are the flags of every command that runs pages.
+type engineFlags struct {
+	Chromium string
+	Jobs     int
+	Web      string
+	Viewport string
+}
+
+func (f *engineFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Chromium, "chromium", "", "Chromium executable (default $"+browser.EnvChromium+" or /usr/bin/chromium)")
+	fs.IntVar(&f.Jobs, "jobs", min(2, runtime.NumCPU()), "pages run at once (one browser context each)")
+	fs.StringVar(&f.Web, "web", "", "vendored node_modules folder (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
+	fs.StringVar(&f.Viewport, "viewport", "1280x800", "viewport WIDTHxHEIGHT in CSS pixels (device scale 1)")
+}
+
+func (f *engineFlags) size() (int, int, error) {
+	w, h, ok := strings.Cut(strings.ToLower(f.Viewport), "x")
+	wi, err1 := strconv.Atoi(w)
+	hi, err2 := strconv.Atoi(h)
+	if !ok || err1 != nil || err2 != nil || wi < 16 || hi < 16 || wi > 8192 || hi > 8192 {
+		return 0, 0, usageErr("--viewport %q: want WIDTHxHEIGHT, e.g. 1280x800", f.Viewport)
+	}
+	return wi, hi, nil
+}
+
+// nodeModules finds the vendored packages.
+func (f *engineFlags) nodeModules(io IO) (string, error) {
+	cands := []string{f.Web, io.Getenv(EnvWeb), filepath.Join("web", "node_modules")}
+	if exe, err := os.Executable(); err == nil {
+		cands = append(cands, filepath.Join(filepath.Dir(exe), "..", "web", "node_modules"))
+	}
+	for i, c := range cands {
+		if c == "" {
+			continue
+		}
+		if st, err := os.Stat(c); err == nil && st.IsDir() {
+			return filepath.Abs(c)
+		}
+		if i < 2 {
+			return "", fmt.Errorf("vendored packages folder %q not found", c)
+		}
+	}
+	return "", errors.New("vendored packages not found: run 'make setup' (npm ci in web/) or pass --web")
+}
+
+// start launches the browser and loads the resolver.
+func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *resolve.Resolver, error) {
+	if f.Jobs < 1 {
+		return nil, nil, usageErr("--jobs must be at least 1")
+	}
+	w, h, err := f.size()
+	if err != nil {
+		return nil, nil, err
+	}
+	nm, err := f.nodeModules(io)
+	if err != nil {
+		return nil, nil, runtimeErr(err)
+	}
+	res, err := resolve.New(nm)
+	if err != nil {
+		return nil, nil, runtimeErr(fmt.Errorf("loading vendored packages: %w", err))
+	}
+	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: w, Height: h})
+	if err != nil {
+		return nil, nil, runtimeErr(err)
+	}
+	return b, res, nil
+}

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/worldprobe/worldprobe/internal/inspect"
+)
+
+// InspectOptions are the flags of 'worldprobe inspect'.
+type InspectOptions struct {
+	engineFlags
+	Frames     int
+	FPS        float64
+	Seed       uint32
+	Timeout    time.Duration
+	GPUTime    time.Duration
+	Screenshot string
+	JSON       bool
+	NoSkip     bool
+	Pages      []string
+}
+
+// NewCmdInspect builds 'worldprobe inspect'.
+func NewCmdInspect(io IO) *cobra.Command {
+	o := &InspectOptions{}
+	d := inspect.Defaults()
+	cmd := &cobra.Command{
+		Use:   "inspect PAGE...",
+		Short: "Load pages offline, step their clock, and report outcome, state and scene",
+		Long: `Load each PAGE (an HTML file, or a folder with index.html) in a fresh, isolated
+browser context with no network: the page's own folder is served, CDN URLs of
+three.js and other common libraries are answered from vendored npm packages, and
+every other request is refused and recorded.
+
+Before any page script runs, Math.random is seeded (--seed) and the clock is
+virtual: performance.now, Date, requestAnimationFrame and timers advance only
+when worldprobe steps a frame, by exactly 1000/--fps ms. The same page and seed
+give the same state_hash on any machine, loaded or not.
+
+Outcomes: ok, or crash with a kind: load_failed, js_exception, no_webgl,
+webgl_context_lost, render_loop_dead, timeout, page_crashed.
+
+Exit status: 0 when every page is ok, 1 when any crashed, 2 on usage errors,
+3 when the browser or vendored packages are missing.`,
+		Example: `  worldprobe inspect world.html
+  worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
+  worldprobe inspect --screenshot shots/ examples/*/index.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("inspect needs at least one PAGE")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Pages = args
+			return runInspect(cmd.Context(), io, o)
+		},
+	}
+	f := cmd.Flags()
+	o.engineFlags.register(f)
+	f.IntVar(&o.Frames, "frames", d.Frames, "frames to step after load")
+	f.Float64Var(&o.FPS, "fps", d.FPS, "virtual frames per second (one frame = 1000/fps ms)")
+	f.Uint32Var(&o.Seed, "seed", d.Seed, "seed of Math.random and crypto.getRandomValues")
+	f.DurationVar(&o.Timeout, "timeout", d.Timeout, "longest a page may keep control in one call (loading, a chunk of frames); past it the page is 'timeout'")
+	f.DurationVar(&o.GPUTime, "gpu-timeout", d.GPUTime, "extra allowance for drawing and capturing the observed frame")
+	f.StringVar(&o.Screenshot, "screenshot", "", "write a PNG of each page's canvas into this folder")
+	f.BoolVar(&o.JSON, "json", false, "print one JSON document (an array for several pages)")
+	f.BoolVar(&o.NoSkip, "no-skip-draw", false, "draw every frame (for pages whose simulation needs the GPU)")
+	return cmd
+}
+
+func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
+	if o.Frames < 0 {
+		return usageErr("--frames must be 0 or more")
+	}
+	if o.FPS <= 0 || o.FPS > 1000 {
+		return usageErr("--fps must be in (0, 1000]")
+	}
+	if o.Timeout <= 0 {
+		return usageErr("--timeout must be positive")
+	}
+	b, res, err := o.start(ctx, io)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	w, h, _ := o.size()
+	in := &inspect.Inspector{Browser: b, Resolver: res, Options: inspect.Options{
+		Frames: o.Frames, FPS: o.FPS, Seed: o.Seed, Timeout: o.Timeout, GPUTime: o.GPUTime,
+		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot,
+	}}
+	reports, err := inspectAll(ctx, in, o.Pages, b.Jobs(), func(i int, r *inspect.Report) {
+		if len(o.Pages) > 1 {
+			fmt.Fprintf(io.ErrOut, "[%d/%d] %s: %s\n", i+1, len(o.Pages), r.Page, outcomeText(r))
+		}
+	})
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		var v any = reports
+		if len(reports) == 1 {
+			v = reports[0]
+		}
+		if err := enc.Encode(v); err != nil {
+			return runtimeErr(fmt.Errorf("writing JSON: %w", err))
+		}
+	} else {
+		for _, r := range reports {
+			printSummary(io.Out, r)
+		}
+	}
+	for _, r := range reports {
+		if r.Outcome != inspect.OutcomeOK {
+			return silentExit(ExitFailed)
+		}
+	}
+	return nil
+}
+
+// inspectAll runs pages on up to jobs workers and returns reports in input order.
+func inspectAll(ctx context.Context, in *inspect.Inspector, pages []string, jobs int, done func(int, *inspect.Report)) ([]*inspect.Report, error) {
+	reports := make([]*inspect.Report, len(pages))
+	errs := make([]error, len(pages))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	finished := 0
+	for w := 0; w < max(1, jobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := in.Inspect(ctx, pages[i])
+				reports[i], errs[i] = r, err
+				if err == nil {
+					mu.Lock()
+					done(finished, r)
+					finished++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range pages {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("inspecting %s: %w", pages[i], err)
+		}
+	}
+	return reports, nil
+}
+
+func outcomeText(r *inspect.Report) string {
+	if r.Crash != nil {
+		return "crash (" + r.Crash.Kind + ")"
+	}
+	return r.Outcome
+}
+
+// printSummary writes the readable form of a report.
+func printSummary(w io.Writer, r *inspect.Report) {
+	fmt.Fprintf(w, "%s\n  outcome:   %s\n", r.Page, outcomeText(r))
+	if r.Crash != nil {
+		loc := ""
+		if r.Crash.Line > 0 {
+			loc = fmt.Sprintf(" (line %d, column %d)", r.Crash.Line, r.Crash.Column)
+		}
+		fmt.Fprintf(w, "  reason:    %s%s\n", r.Crash.Message, loc)
+	}
+	fmt.Fprintf(w, "  frames:    %d (%.1f virtual ms at %g fps, seed %d)\n", r.Frames, r.VirtualMs, r.FPS, r.Seed)
+	if r.ThreeVersion != "" {
+		fmt.Fprintf(w, "  three.js:  %s\n", r.ThreeVersion)
+	}
+	if sc := r.Scene; sc != nil && sc.Scenes > 0 {
+		fmt.Fprintf(w, "  scene:     %d objects, %d meshes, %d lights, %d triangles\n", sc.Objects, sc.Meshes, sc.Lights, sc.Triangles)
+	}
+	if c := r.Canvas; c != nil {
+		blank := ""
+		if c.Blank {
+			blank = ", BLANK"
+		}
+		fmt.Fprintf(w, "  canvas:    %dx%d%s\n", c.Width, c.Height, blank)
+	}
+	if r.StateHash != "" {
+		fmt.Fprintf(w, "  state:     %s (sha256 %s)\n", abbreviate(string(r.State), 70), r.StateHash[:16])
+	}
+	fmt.Fprintf(w, "  requests:  %d served, %d substituted, %d blocked\n", len(r.Requests.Served), len(r.Requests.Substituted), len(r.Requests.Blocked))
+	for _, s := range r.Requests.Substituted {
+		fmt.Fprintf(w, "    substituted %s → %s\n", s.URL, s.ServedAs)
+	}
+	for _, b := range r.Requests.Blocked {
+		fmt.Fprintf(w, "    blocked %s %s (%s)\n", b.Type, abbreviate(b.URL, 80), b.Reason)
+	}
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(w, "  errors:    %d, first: %s (line %d)\n", len(r.Errors), abbreviate(r.Errors[0].Message, 100), r.Errors[0].Line)
+	}
+	if len(r.Dialogs) > 0 {
+		fmt.Fprintf(w, "  dialogs:   %d dismissed\n", len(r.Dialogs))
+	}
+	if r.Screenshot != "" {
+		fmt.Fprintf(w, "  screenshot: %s\n", r.Screenshot)
+	}
+	fmt.Fprintf(w, "  time:      load %.0f ms, step %.0f ms, draw %.0f ms\n", r.Timing.LoadMs, r.Timing.StepMs, r.Timing.PresentMs+r.Timing.ObserveMs)
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

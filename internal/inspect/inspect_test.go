@@ -1,0 +1,275 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+// One browser per test binary; every test gets fresh browser contexts.
+var (
+	testBrowser  *browser.Browser
+	testResolver *resolve.Resolver
+	setupErr     error
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := func() int {
+		nm, _ := filepath.Abs("../../web/node_modules")
+		testResolver, setupErr = resolve.New(nm)
+		if setupErr == nil {
+			testBrowser, setupErr = browser.Launch(context.Background(), browser.Options{Jobs: 2})
+		}
+		if testBrowser != nil {
+			defer testBrowser.Close()
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func inspector(t *testing.T, mod func(*Options)) *Inspector {
+	t.Helper()
+	require.NoError(t, setupErr, "browser or vendored packages missing: run 'make setup'")
+	o := Defaults()
+	o.Frames = 30
+	o.Timeout = 20 * time.Second
+	o.Width, o.Height = 640, 400
+	if mod != nil {
+		mod(&o)
+	}
+	return &Inspector{Browser: testBrowser, Resolver: testResolver, Options: o}
+}
+
+func page(name string) string { return filepath.Join("testdata", "pages", name) }
+
+func run(t *testing.T, in *Inspector, path string) *Report {
+	t.Helper()
+	r, err := in.Inspect(context.Background(), path)
+	require.NoError(t, err)
+	return r
+}
+
+func TestOutcomeKinds(t *testing.T) {
+	cases := []struct {
+		page string
+		kind string
+		msg  string
+	}{
+		{"ok.html", "", ""},
+		{"js_exception.html", CrashJSException, "undefinedFunctionCall is not defined"},
+		{"no_webgl.html", CrashNoWebGL, "WebGL context"},
+		{"context_lost.html", CrashWebGLContextLost, "lost"},
+		{"render_loop_dead.html", CrashRenderLoopDead, "no animation-frame callback ran over 30 stepped frames"},
+		{"timeout.html", CrashTimeout, "did not return control"},
+		{"page_crashed.html", CrashPageCrashed, "crashed"},
+		{"does_not_exist.html", CrashLoadFailed, "page not found"},
+	}
+	for _, c := range cases {
+		t.Run(c.page, func(t *testing.T) {
+			t.Parallel()
+			in := inspector(t, func(o *Options) {
+				if c.kind == CrashTimeout {
+					o.Timeout = 4 * time.Second
+				}
+			})
+			start := time.Now()
+			r := run(t, in, page(c.page))
+			if c.kind == "" {
+				require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+				require.Nil(t, r.Crash)
+				return
+			}
+			require.Equal(t, OutcomeCrash, r.Outcome)
+			require.NotNil(t, r.Crash)
+			require.Equal(t, c.kind, r.Crash.Kind, "message: %s", r.Crash.Message)
+			require.Contains(t, r.Crash.Message, c.msg)
+			if c.kind == CrashTimeout {
+				// Control comes back by the deadline plus the time to kill the renderer.
+				require.Less(t, time.Since(start), 4*time.Second+10*time.Second)
+				require.Equal(t, 9, r.Frames, "frames completed before the endless loop")
+			}
+		})
+	}
+}
+
+func TestJSExceptionHasLocation(t *testing.T) {
+	r := run(t, inspector(t, nil), page("js_exception.html"))
+	require.Equal(t, CrashJSException, r.Crash.Kind)
+	require.Equal(t, 7, r.Crash.Line)
+	require.Equal(t, 3, r.Crash.Column)
+	require.NotEmpty(t, r.Errors)
+}
+
+func TestOKPageObservations(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 60; o.ScreenshotDir = t.TempDir() }), page("ok.html"))
+	require.Equal(t, OutcomeOK, r.Outcome)
+	require.Equal(t, 60, r.Frames)
+	require.InDelta(t, 1000.0, r.VirtualMs, 1e-9)
+	var st struct {
+		Frames     int       `json:"frames"`
+		T          float64   `json:"t"`
+		Now        float64   `json:"now"`
+		Date       int64     `json:"date"`
+		TimerFires int       `json:"timerFires"`
+		Tags       []float64 `json:"tags"`
+	}
+	require.NoError(t, json.Unmarshal(r.State, &st))
+	require.Equal(t, 60, st.Frames)
+	require.InDelta(t, 1.0, st.T, 1e-9)
+	require.InDelta(t, 1000.0, st.Now, 1e-9)
+	require.Equal(t, int64(1767268800000+1000), st.Date)
+	require.Equal(t, 10, st.TimerFires, "a 100 ms interval fires 10 times in 1000 virtual ms")
+	require.Equal(t, []float64{1.5, 2.5}, st.Tags)
+	require.Len(t, r.StateHash, 64)
+	require.NotNil(t, r.Canvas)
+	require.Equal(t, 320, r.Canvas.Width)
+	require.Equal(t, 200, r.Canvas.Height)
+	require.False(t, r.Canvas.Blank)
+	require.FileExists(t, r.Screenshot)
+	require.Equal(t, 60, r.Loop.FramesWithCallbacks)
+	require.Equal(t, 60, r.Loop.FramesWithDraws)
+}
+
+func TestDeterministicStateHash(t *testing.T) {
+	in := inspector(t, func(o *Options) { o.Frames = 90 })
+	a := run(t, in, page("ok.html"))
+	b := run(t, in, page("ok.html"))
+	require.Equal(t, OutcomeOK, a.Outcome)
+	require.Equal(t, string(a.State), string(b.State))
+	require.Equal(t, a.StateHash, b.StateHash)
+
+	other := inspector(t, func(o *Options) { o.Frames = 90; o.Seed = 2 })
+	c := run(t, other, page("ok.html"))
+	require.NotEqual(t, a.StateHash, c.StateHash, "another seed gives another random walk")
+}
+
+func TestDeterministicUnderCPULoad(t *testing.T) {
+	in := inspector(t, func(o *Options) { o.Frames = 90 })
+	quiet := run(t, in, page("ok.html"))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < runtime.NumCPU()*2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for ctx.Err() == nil {
+				x++
+			}
+			_ = x
+		}()
+	}
+	// A second process loads the machine too.
+	burner := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
+	require.NoError(t, burner.Start())
+	loaded := run(t, in, page("ok.html"))
+	cancel()
+	wg.Wait()
+	_ = burner.Wait()
+	require.Equal(t, quiet.StateHash, loaded.StateHash)
+}
+
+func TestSkipDrawKeepsStateHash(t *testing.T) {
+	skip := run(t, inspector(t, func(o *Options) { o.Frames = 45 }), page("ok.html"))
+	draw := run(t, inspector(t, func(o *Options) { o.Frames = 45; o.SkipDraw = false }), page("ok.html"))
+	require.Equal(t, skip.StateHash, draw.StateHash)
+}
+
+func TestHostilePageIsContained(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 10 }), page("hostile.html"))
+	require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+	types := map[string]bool{}
+	for _, d := range r.Dialogs {
+		types[d.Type] = true
+	}
+	require.True(t, types["alert"] && types["confirm"] && types["prompt"], "dialogs: %+v", r.Dialogs)
+	var st struct {
+		Confirm bool    `json:"confirm"`
+		Prompt  *string `json:"prompt"`
+		Frames  int     `json:"frames"`
+	}
+	require.NoError(t, json.Unmarshal(r.State, &st))
+	require.False(t, st.Confirm)
+	require.Nil(t, st.Prompt)
+	require.Equal(t, 10, st.Frames, "the page stayed and kept running after trying to navigate away")
+
+	blocked := map[string]string{}
+	for _, b := range r.Requests.Blocked {
+		blocked[b.Type] = blocked[b.Type] + " " + b.URL
+	}
+	require.Contains(t, blocked["websocket"], "wss://echo.example.org/socket")
+	require.Contains(t, blocked["beacon"], "https://tracker.example.com/beacon")
+	all := fmt.Sprint(r.Requests.Blocked)
+	require.Contains(t, all, "https://api.example.com/data")
+	require.Contains(t, all, "https://stream.example.com/events")
+	require.Contains(t, blocked["image"], "https://images.example.com/cat.png")
+	require.Contains(t, blocked["window.open"], "https://popup.example.com/")
+	require.Contains(t, blocked, "window.close")
+	require.Contains(t, blocked["navigation"], "https://elsewhere.example.net/")
+}
+
+func TestTrickyStateIsCanonical(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 2 }), page("tricky_state.html"))
+	require.Equal(t, OutcomeOK, r.Outcome)
+	require.Equal(t, `{"alpha":"first","cyc":{"name":"loop","self":"[Circular]"},"inf":"Infinity","map":{"a":1},"nan":"NaN","ninf":"-Infinity","typed":[0.5,1.25],"vec":{"x":1,"y":2,"z":3},"zeta":"last"}`, string(r.State))
+	require.NotNil(t, r.StateIssues)
+	require.Equal(t, []string{"$.nan", "$.inf", "$.ninf"}, r.StateIssues.NonFinite)
+	require.Equal(t, []string{"$.cyc.self"}, r.StateIssues.Cycles)
+	require.Len(t, r.StateIssues.Errors, 1)
+	require.Equal(t, "$.broken", r.StateIssues.Errors[0].Path)
+}
+
+// corpusWorlds lists the model-written worlds in ../shared (read in place).
+func corpusWorlds(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "..", "shared", "corpus", "worldbench", "worlds")
+	matches, _ := filepath.Glob(filepath.Join(root, "*", "world.html"))
+	if ref := filepath.Join(root, "reference-create.html"); fileExists(ref) {
+		matches = append(matches, ref)
+	}
+	if len(matches) == 0 {
+		t.Skip("../shared/corpus not present beside the project")
+	}
+	return matches
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func TestCorpusWorldsLoadOffline(t *testing.T) {
+	worlds := corpusWorlds(t)
+	require.Len(t, worlds, 5)
+	in := inspector(t, func(o *Options) { o.Frames = 20; o.Timeout = 60 * time.Second; o.Width, o.Height = 640, 400 })
+	for _, w := range worlds {
+		t.Run(filepath.Base(filepath.Dir(w))+"/"+filepath.Base(w), func(t *testing.T) {
+			t.Parallel()
+			r := run(t, in, w)
+			require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v errors: %+v blocked: %+v", r.Crash, r.Errors, r.Requests.Blocked)
+			require.NotEmpty(t, r.ThreeVersion)
+			require.NotNil(t, r.Scene)
+			require.Greater(t, r.Scene.Meshes, 0)
+			for _, b := range r.Requests.Blocked {
+				require.False(t, strings.Contains(b.URL, "three"), "three.js request blocked: %+v", b)
+			}
+			fmt.Printf("corpus %s: three %s, %d substituted, %d meshes, load %.0f ms, step %.0f ms\n",
+				w, r.ThreeVersion, len(r.Requests.Substituted), r.Scene.Meshes, r.Timing.LoadMs, r.Timing.StepMs)
+		})
+	}
+}

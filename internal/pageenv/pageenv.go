@@ -1,0 +1,48 @@
+// Package pageenv holds the JavaScript that worldprobe injects into every page
+// before any page script runs: a seeded Math.random (sfc32 seeded through
+// splitmix32), a virtual clock that only the harness advances, WebGL draw
+// accounting and skipping, dialog and popup guards, the three.js devtools hook,
+// and the readers for window.__3D_STATE__ and the scene graph.
+package pageenv
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed runtime.js
+var runtimeJS string
+
+// EpochMs is the wall-clock time, in Unix milliseconds, that a page sees at
+// virtual time zero: 2026-01-01T12:00:00Z. Date.now() returns EpochMs plus the
+// virtual milliseconds stepped so far.
+const EpochMs = 1767268800000
+
+// Config parametrises the injected runtime.
+type Config struct {
+	// Seed seeds Math.random and crypto.getRandomValues.
+	Seed uint32 `json:"seed"`
+	// FPS is the virtual frame rate: one step advances 1000/FPS ms.
+	FPS float64 `json:"fps"`
+	// EpochMs is the Unix time in ms at virtual time zero.
+	EpochMs int64 `json:"epochMs"`
+	// SkipDraw skips WebGL draw calls until a frame is stepped with drawing
+	// asked for: frames nobody observes need no pixels.
+	SkipDraw bool `json:"skipDraw"`
+}
+
+// Script returns the injected runtime for cfg as one self-contained script.
+func Script(cfg Config) (string, error) {
+	if cfg.FPS <= 0 {
+		return "", fmt.Errorf("pageenv: fps must be positive, got %v", cfg.FPS)
+	}
+	if cfg.EpochMs == 0 {
+		cfg.EpochMs = EpochMs
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("pageenv: encoding config: %w", err)
+	}
+	return "(function(){const __WP_CONFIG__ = " + string(b) + ";\n" + runtimeJS + "\n})();", nil
+}

@@ -1,0 +1,505 @@
+// worldprobe page runtime. Injected before any page script in every frame.
+// It makes the page deterministic (seeded randomness, a virtual clock that only
+// the harness advances), guards it (dialogs, popups, window.close), and lets the
+// harness observe it (state, scene graph, WebGL activity). The harness talks to
+// it through window.__wp, which the page cannot replace.
+//
+// The Go side prepends `const __WP_CONFIG__ = {...};` before this text.
+(function (config) {
+  'use strict';
+  const G = globalThis;
+  if (Object.prototype.hasOwnProperty.call(G, '__wp')) return;
+
+  // ---- captured built-ins (a hostile page may replace the originals) ----
+  const ObjectKeys = Object.keys;
+  const ObjectDefine = Object.defineProperty;
+  const ObjectGetProto = Object.getPrototypeOf;
+  const ArrayIsArray = Array.isArray;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const JSONStringify = JSON.stringify;
+  const NumberIsFinite = Number.isFinite;
+  const MathFround = Math.fround;
+  const RealDate = Date;
+  const RealMap = Map;
+  const RealSet = Set;
+  const RealPromise = Promise;
+  const RealMessageChannel = MessageChannel;
+  const realRAF = G.requestAnimationFrame ? G.requestAnimationFrame.bind(G) : null;
+  const realReportError = typeof G.reportError === 'function' ? G.reportError.bind(G) : null;
+  const realSetTimeout = G.setTimeout.bind(G);
+  const FunctionApply = Function.prototype.apply;
+  const apply = (fn, self, args) => FunctionApply.call(fn, self, args);
+
+  const log = { dialogs: [], blocked: [], events: [] };
+  function record(list, entry) {
+    if (list.length < 200) list.push(entry);
+  }
+  function report(err) {
+    if (realReportError) realReportError(err);
+    else realSetTimeout(() => { throw err; }, 0);
+  }
+  function lock(obj, name, value) {
+    try {
+      ObjectDefine(obj, name, { value, writable: false, configurable: false, enumerable: false });
+    } catch (e) { /* already locked */ }
+  }
+
+  // ---- seeded randomness: sfc32 seeded through splitmix32 ----
+  function splitmix32(a) {
+    return function () {
+      a |= 0; a = (a + 0x9e3779b9) | 0;
+      let t = a ^ (a >>> 16); t = Math.imul(t, 0x21f0aaad);
+      t = t ^ (t >>> 15); t = Math.imul(t, 0x735a2d97);
+      return (t ^ (t >>> 15)) >>> 0;
+    };
+  }
+  function sfc32(seed) {
+    const sm = splitmix32(seed);
+    let a = sm(), b = sm(), c = sm(), d = sm();
+    const next = function () {
+      a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+      let t = (a + b) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (c << 21) | (c >>> 11);
+      d = (d + 1) | 0;
+      t = (t + d) | 0;
+      c = (c + t) | 0;
+      return (t >>> 0);
+    };
+    for (let i = 0; i < 12; i++) next();
+    return next;
+  }
+  const seed = config.seed >>> 0;
+  const randomU32 = sfc32(seed);
+  const cryptoU32 = sfc32((seed ^ 0x5bd1e995) >>> 0);
+  Math.random = function random() { return randomU32() / 4294967296; };
+  if (G.crypto && G.Crypto) {
+    const proto = G.Crypto.prototype;
+    const origGRV = proto.getRandomValues;
+    proto.getRandomValues = function getRandomValues(arr) {
+      if (!ArrayBufferIsView(arr)) return apply(origGRV, this, [arr]);
+      const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+      for (let i = 0; i < bytes.length; i += 4) {
+        const v = cryptoU32();
+        for (let k = 0; k < 4 && i + k < bytes.length; k++) bytes[i + k] = (v >>> (8 * k)) & 255;
+      }
+      return arr;
+    };
+    proto.randomUUID = function randomUUID() {
+      const b = new Uint8Array(16);
+      proto.getRandomValues.call(this, b);
+      b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => (x + 256).toString(16).slice(1)).join('');
+      return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+    };
+  }
+
+  // ---- virtual clock ----
+  const epochMs = config.epochMs;
+  let now = 0;          // virtual ms since the page started
+  let frame = 0;        // frames stepped so far
+
+  const perfProto = ObjectGetProto(G.performance);
+  perfProto.now = function now_() { return now; };
+  try { ObjectDefine(perfProto, 'timeOrigin', { get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
+
+  function VirtualDate(...args) {
+    if (!new.target) return new RealDate(epochMs + now).toString();
+    if (args.length === 0) return Reflect.construct(RealDate, [epochMs + now], new.target);
+    return Reflect.construct(RealDate, args, new.target);
+  }
+  VirtualDate.prototype = RealDate.prototype;
+  ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
+  VirtualDate.now = function dateNow() { return Math.floor(epochMs + now); };
+  VirtualDate.parse = RealDate.parse;
+  VirtualDate.UTC = RealDate.UTC;
+  G.Date = VirtualDate;
+
+  // Timers follow the HTML rule: nested deeper than 5, a delay is at least 4 ms.
+  const timers = new RealMap();
+  let timerSeq = 0;
+  let nesting = 0;
+  function addTimer(fn, delay, args, repeat) {
+    if (typeof fn !== 'function') {
+      const code = String(fn);
+      fn = function () { (0, eval)(code); };
+    }
+    delay = Number(delay) || 0;
+    if (delay < 0) delay = 0;
+    const level = nesting + 1;
+    if (level > 5 && delay < 4) delay = 4;
+    const id = ++timerSeq;
+    timers.set(id, { id, fn, args, at: now + delay, delay, repeat, seq: id, level });
+    return id;
+  }
+  G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
+  G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
+  G.clearTimeout = function clearTimeout(id) { timers.delete(id); };
+  G.clearInterval = function clearInterval(id) { timers.delete(id); };
+  G.requestIdleCallback = function requestIdleCallback(fn) {
+    return addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 0, [], false);
+  };
+  G.cancelIdleCallback = function cancelIdleCallback(id) { timers.delete(id); };
+
+  const MAX_TIMER_RUNS = 100000;
+  function runTimersUntil(limit) {
+    let runs = 0;
+    for (;;) {
+      let next = null;
+      for (const t of timers.values()) {
+        if (t.at <= limit && (next === null || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      }
+      if (next === null) return;
+      if (++runs > MAX_TIMER_RUNS) { record(log.events, { kind: 'timer_flood', frame }); return; }
+      if (next.at > now) now = next.at;
+      if (next.repeat) {
+        next.at = now + Math.max(next.delay, next.level > 5 ? 4 : 1);
+        next.seq = ++timerSeq;
+      } else {
+        timers.delete(next.id);
+      }
+      const saved = nesting;
+      nesting = next.level;
+      try { apply(next.fn, G, next.args); } catch (e) { report(e); } finally { nesting = saved; }
+    }
+  }
+
+  let rafSeq = 0;
+  const rafs = new RealMap();
+  G.requestAnimationFrame = function requestAnimationFrame(fn) {
+    const id = ++rafSeq;
+    rafs.set(id, fn);
+    return id;
+  };
+  G.cancelAnimationFrame = function cancelAnimationFrame(id) { rafs.delete(id); };
+
+  // ---- WebGL: count draws, skip them on frames nobody observes ----
+  // Draws before the first observation are nobody's to see either.
+  let skipDraw = config.skipDraw === true;
+  let drawsThisFrame = 0;
+  const gl = { contexts: 0, failed: 0, lost: 0, restored: 0, kinds: [] };
+  const drawNames = ['drawArrays', 'drawElements', 'drawArraysInstanced', 'drawElementsInstanced',
+    'drawRangeElements', 'clear', 'blitFramebuffer'];
+  for (const ctor of [G.WebGLRenderingContext, G.WebGL2RenderingContext]) {
+    if (!ctor) continue;
+    for (const name of drawNames) {
+      const orig = ctor.prototype[name];
+      if (typeof orig !== 'function') continue;
+      ctor.prototype[name] = function () {
+        if (name !== 'clear' && name !== 'blitFramebuffer') drawsThisFrame++;
+        if (skipDraw) return undefined;
+        return apply(orig, this, arguments);
+      };
+    }
+  }
+  const watchCanvas = new WeakSet();
+  function hookGetContext(proto) {
+    const orig = proto.getContext;
+    proto.getContext = function getContext(type, attrs) {
+      const ctx = apply(orig, this, arguments);
+      const t = String(type);
+      if (/^(webgl|webgl2|experimental-webgl)$/.test(t)) {
+        if (ctx) {
+          if (!watchCanvas.has(this)) {
+            watchCanvas.add(this);
+            gl.contexts++;
+            record(gl.kinds, t);
+            this.addEventListener('webglcontextlost', () => { gl.lost++; }, true);
+            this.addEventListener('webglcontextrestored', () => { gl.restored++; }, true);
+          }
+        } else {
+          gl.failed++;
+        }
+      }
+      return ctx;
+    };
+  }
+  if (G.HTMLCanvasElement) hookGetContext(G.HTMLCanvasElement.prototype);
+  if (G.OffscreenCanvas) hookGetContext(G.OffscreenCanvas.prototype);
+
+  // ---- guards: dialogs, popups, closing ----
+  G.alert = function alert(message) { record(log.dialogs, { type: 'alert', message: String(message ?? '') }); };
+  G.confirm = function confirm(message) { record(log.dialogs, { type: 'confirm', message: String(message ?? '') }); return false; };
+  G.prompt = function prompt(message) { record(log.dialogs, { type: 'prompt', message: String(message ?? '') }); return null; };
+  G.print = function print() { record(log.dialogs, { type: 'print', message: '' }); };
+  G.open = function open(url) { record(log.blocked, { url: String(url ?? ''), type: 'window.open' }); return null; };
+  G.close = function close() { record(log.blocked, { url: '', type: 'window.close' }); };
+  if (G.RTCPeerConnection) {
+    const RealRTC = G.RTCPeerConnection;
+    G.RTCPeerConnection = function RTCPeerConnection() {
+      record(log.blocked, { url: '', type: 'webrtc' });
+      throw new DOMException('WebRTC is disabled by worldprobe', 'NotSupportedError');
+    };
+    G.RTCPeerConnection.prototype = RealRTC.prototype;
+    if (G.webkitRTCPeerConnection) G.webkitRTCPeerConnection = G.RTCPeerConnection;
+  }
+
+  // ---- three.js devtools hook: scenes, renderers, last camera ----
+  const scenes = [];
+  const renderers = [];
+  let threeRevision = '';
+  let lastScene = null;
+  let lastCamera = null;
+  let renderCalls = 0;
+  const devtools = new EventTarget();
+  devtools.addEventListener('register', (e) => {
+    if (e.detail && e.detail.revision) threeRevision = String(e.detail.revision);
+  });
+  devtools.addEventListener('observe', (e) => {
+    const o = e.detail;
+    if (!o || typeof o !== 'object') return;
+    if (o.isScene) { if (scenes.length < 64) scenes.push(o); return; }
+    if (typeof o.render === 'function' && o.domElement) {
+      if (renderers.length >= 16) return;
+      renderers.push(o);
+      const orig = o.render;
+      try {
+        ObjectDefine(o, 'render', {
+          configurable: true, writable: true,
+          value: function render(scene, camera) {
+            renderCalls++;
+            if (scene && scene.isObject3D) lastScene = scene;
+            if (camera && camera.isCamera) lastCamera = camera;
+            return apply(orig, this, arguments);
+          },
+        });
+      } catch (err) { /* renderer froze its render */ }
+    }
+  });
+  lock(G, '__THREE_DEVTOOLS__', devtools);
+
+  // ---- stepping ----
+  const channel = new RealMessageChannel();
+  const waiting = [];
+  channel.port1.onmessage = () => { const r = waiting.shift(); if (r) r(); };
+  function macrotask() {
+    return new RealPromise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+  }
+
+  function stepOne() {
+    frame++;
+    const target = (frame * 1000) / config.fps;
+    runTimersUntil(target);
+    now = target;
+    drawsThisFrame = 0;
+    const cbs = [];
+    for (const [id, fn] of rafs) cbs.push(fn);
+    rafs.clear();
+    for (const fn of cbs) {
+      try { apply(fn, G, [now]); } catch (e) { report(e); }
+    }
+    return { callbacks: cbs.length, draws: drawsThisFrame };
+  }
+
+  // step advances n frames. Draw calls are skipped on every frame but the
+  // last when opts.skip is true and opts.draw asks for the last frame drawn.
+  async function step(n, opts) {
+    opts = opts || {};
+    const perFrame = [];
+    for (let i = 0; i < n; i++) {
+      const last = i === n - 1;
+      skipDraw = opts.skip === true && !(last && opts.draw === true);
+      const r = stepOne();
+      perFrame.push([r.callbacks, r.draws]);
+      await macrotask();
+    }
+    skipDraw = opts.skip === true;
+    return { frame, virtualMs: now, perFrame };
+  }
+
+  // realFrame waits for two real compositor frames, so the drawing of the
+  // last stepped frame has reached the screen.
+  function realFrame() {
+    return new RealPromise((resolve) => {
+      if (!realRAF) { resolve(); return; }
+      realRAF(() => realRAF(() => resolve()));
+    });
+  }
+
+  // ---- observation: state ----
+  const NONFINITE = { NaN: 'NaN', Infinity: 'Infinity', '-Infinity': '-Infinity' };
+  function readState(maxBytes) {
+    const issues = { nonfinite: [], cycles: [], errors: [], truncated: false };
+    let budget = maxBytes;
+    let raw;
+    let present = true;
+    try {
+      if (!Object.prototype.hasOwnProperty.call(G, '__3D_STATE__') && G.__3D_STATE__ === undefined) present = false;
+      raw = G.__3D_STATE__;
+      if (typeof raw === 'function') raw = raw();
+    } catch (e) {
+      issues.errors.push({ path: '$', message: String(e && e.message || e) });
+      raw = undefined;
+    }
+    const stack = [];
+    function conv(v, path, depth) {
+      if (budget <= 0) { issues.truncated = true; return undefined; }
+      if (v === null) { budget -= 4; return null; }
+      const t = typeof v;
+      if (t === 'number') {
+        if (!NumberIsFinite(v)) { issues.nonfinite.push(path); budget -= 10; return NONFINITE[String(v)]; }
+        budget -= 8; return v;
+      }
+      if (t === 'string') { budget -= v.length + 2; return v; }
+      if (t === 'boolean') { budget -= 5; return v; }
+      if (t === 'bigint') { budget -= 10; return String(v); }
+      if (t !== 'object') return undefined;
+      if (stack.indexOf(v) >= 0) { issues.cycles.push(path); budget -= 12; return '[Circular]'; }
+      if (depth > 32) { issues.truncated = true; return '[Depth]'; }
+      stack.push(v);
+      try {
+        if (ArrayBufferIsView(v) && !(v instanceof DataView)) {
+          const out = [];
+          for (let i = 0; i < v.length; i++) { out.push(conv(typeof v[i] === 'bigint' ? String(v[i]) : v[i], path + '[' + i + ']', depth + 1)); if (budget <= 0) break; }
+          return out;
+        }
+        if (ArrayIsArray(v)) {
+          const out = [];
+          for (let i = 0; i < v.length; i++) {
+            const c = conv(v[i], path + '[' + i + ']', depth + 1);
+            out.push(c === undefined ? null : c);
+            if (budget <= 0) { issues.truncated = true; break; }
+          }
+          return out;
+        }
+        if (v instanceof RealDate) { budget -= 26; return isNaN(v.getTime()) ? null : v.toISOString(); }
+        if (v.isQuaternion) return { x: conv(v.x, path + '.x', depth + 1), y: conv(v.y, path + '.y', depth + 1), z: conv(v.z, path + '.z', depth + 1), w: conv(v.w, path + '.w', depth + 1) };
+        if (v.isEuler) return { x: conv(v.x, path + '.x', depth + 1), y: conv(v.y, path + '.y', depth + 1), z: conv(v.z, path + '.z', depth + 1), order: v.order };
+        if (v.isColor) return { r: conv(v.r, path + '.r', depth + 1), g: conv(v.g, path + '.g', depth + 1), b: conv(v.b, path + '.b', depth + 1) };
+        if (v.isMatrix3 || v.isMatrix4) return conv(v.elements, path + '.elements', depth + 1);
+        if (v.isObject3D) {
+          const p = v.position || {};
+          return { type: String(v.type), name: String(v.name || ''), position: [conv(p.x, path + '.position.x', depth + 1), conv(p.y, path + '.position.y', depth + 1), conv(p.z, path + '.position.z', depth + 1)], visible: !!v.visible };
+        }
+        if (typeof Node !== 'undefined' && v instanceof Node) { budget -= 16; return '[' + (v.nodeName || 'Node') + ']'; }
+        if (v instanceof RealMap) {
+          const out = {};
+          for (const [k, val] of v) { const c = conv(val, path + '.' + String(k), depth + 1); if (c !== undefined) out[String(k)] = c; if (budget <= 0) break; }
+          return out;
+        }
+        if (v instanceof RealSet) {
+          const out = [];
+          let i = 0;
+          for (const val of v) { const c = conv(val, path + '[' + i + ']', depth + 1); out.push(c === undefined ? null : c); i++; if (budget <= 0) break; }
+          return out;
+        }
+        const out = {};
+        for (const k of ObjectKeys(v)) {
+          let val;
+          try { val = v[k]; } catch (e) { issues.errors.push({ path: path + '.' + k, message: String(e && e.message || e) }); continue; }
+          const c = conv(val, path + '.' + k, depth + 1);
+          if (c !== undefined) { out[k] = c; budget -= k.length + 3; }
+          if (budget <= 0) { issues.truncated = true; break; }
+        }
+        return out;
+      } finally {
+        stack.pop();
+      }
+    }
+    const value = present ? conv(raw, '$', 0) : undefined;
+    return JSONStringify({ present: present && raw !== undefined, value: value === undefined ? null : value, issues });
+  }
+
+  // ---- observation: scene ----
+  function box3Of(geo) {
+    if (geo.boundingBox && geo.boundingBox.min && geo.boundingBox.max) return geo.boundingBox;
+    const pos = geo.attributes && geo.attributes.position;
+    if (!pos || !pos.array || !pos.count) return null;
+    const a = pos.array, stride = pos.isInterleavedBufferAttribute ? pos.data.stride : (pos.itemSize || 3);
+    const off = pos.isInterleavedBufferAttribute ? pos.offset : 0;
+    const min = { x: Infinity, y: Infinity, z: Infinity }, max = { x: -Infinity, y: -Infinity, z: -Infinity };
+    for (let i = 0; i < pos.count; i++) {
+      const j = i * stride + off;
+      const x = a[j], y = a[j + 1], z = a[j + 2];
+      if (x < min.x) min.x = x; if (y < min.y) min.y = y; if (z < min.z) min.z = z;
+      if (x > max.x) max.x = x; if (y > max.y) max.y = y; if (z > max.z) max.z = z;
+    }
+    return { min, max };
+  }
+  function sceneSummary() {
+    const s = lastScene || scenes[scenes.length - 1] || null;
+    const out = {
+      three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
+      objects: 0, meshes: 0, lights: 0, triangles: 0, points: 0, lines: 0,
+      bounds: null, camera: null,
+    };
+    if (!s) return JSONStringify(out);
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    let visited = 0;
+    const walk = (o, visible) => {
+      if (!o || visited > 200000) return;
+      visited++;
+      out.objects++;
+      const vis = visible && o.visible !== false;
+      if (o.isLight) out.lights++;
+      if (o.isMesh || o.isPoints || o.isLine || o.isSprite) {
+        const geo = o.geometry;
+        const inst = o.isInstancedMesh ? (o.count || 0) : 1;
+        if (o.isMesh) {
+          out.meshes++;
+          if (geo) {
+            const idx = geo.index ? geo.index.count : (geo.attributes && geo.attributes.position ? geo.attributes.position.count : 0);
+            out.triangles += Math.floor(idx / 3) * inst;
+          }
+        } else if (o.isPoints) out.points++;
+        else if (o.isLine) out.lines++;
+        if (vis && geo && o.matrixWorld && !o.isInstancedMesh) {
+          const b = box3Of(geo);
+          if (b) {
+            const e = o.matrixWorld.elements;
+            for (let c = 0; c < 8; c++) {
+              const x = c & 1 ? b.max.x : b.min.x, y = c & 2 ? b.max.y : b.min.y, z = c & 4 ? b.max.z : b.min.z;
+              if (!NumberIsFinite(x + y + z)) continue;
+              const wx = e[0] * x + e[4] * y + e[8] * z + e[12];
+              const wy = e[1] * x + e[5] * y + e[9] * z + e[13];
+              const wz = e[2] * x + e[6] * y + e[10] * z + e[14];
+              if (wx < lo[0]) lo[0] = wx; if (wy < lo[1]) lo[1] = wy; if (wz < lo[2]) lo[2] = wz;
+              if (wx > hi[0]) hi[0] = wx; if (wy > hi[1]) hi[1] = wy; if (wz > hi[2]) hi[2] = wz;
+            }
+          }
+        }
+      }
+      const kids = o.children;
+      if (kids && kids.length) for (let i = 0; i < kids.length; i++) walk(kids[i], vis);
+    };
+    try { walk(s, true); } catch (e) { out.error = String(e && e.message || e); }
+    if (lo[0] <= hi[0]) out.bounds = { min: lo.map(round6), max: hi.map(round6) };
+    const cam = lastCamera;
+    if (cam) {
+      const e = cam.matrixWorld ? cam.matrixWorld.elements : null;
+      out.camera = { type: String(cam.type), name: String(cam.name || ''), position: e ? [round6(e[12]), round6(e[13]), round6(e[14])] : null, fov: typeof cam.fov === 'number' ? cam.fov : null };
+    }
+    return JSONStringify(out);
+  }
+  function round6(x) { return Math.round(x * 1e6) / 1e6; }
+
+  // largestCanvas returns the bounding box of the largest visible canvas.
+  function largestCanvas() {
+    let best = null, area = 0;
+    for (const c of document.querySelectorAll('canvas')) {
+      const r = c.getBoundingClientRect();
+      const a = Math.max(0, r.width) * Math.max(0, r.height);
+      if (a > area) { area = a; best = { x: r.left, y: r.top, width: r.width, height: r.height, pixelWidth: c.width, pixelHeight: c.height }; }
+    }
+    return best;
+  }
+
+  function status() {
+    return JSONStringify({
+      frame, virtualMs: now, timers: timers.size, rafs: rafs.size, gl, threeRevision,
+      dialogs: log.dialogs, blocked: log.blocked, events: log.events,
+    });
+  }
+
+  const api = Object.freeze({
+    version: 1,
+    step,
+    realFrame,
+    readState,
+    sceneSummary,
+    largestCanvas,
+    status,
+  });
+  lock(G, '__wp', api);
+})(__WP_CONFIG__);

@@ -1,0 +1,249 @@
+package session
+
+import (
+	"context"
+	"mime"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+// answer decides the fate of one intercepted request: the page's own files
+// and vendored libraries are served, web fonts get an empty answer, and
+// everything else is refused and recorded. Nothing leaves the machine.
+func (s *Session) answer(ev *fetch.EventRequestPaused) {
+	defer s.inflight.Add(-1)
+	raw := ev.Request.URL
+	if ev.Request.URLFragment != "" {
+		raw += ev.Request.URLFragment
+	}
+	kind := strings.ToLower(string(ev.ResourceType))
+	ctx, cancel := context.WithTimeout(s.page.Context(), 30*time.Second)
+	defer cancel()
+
+	// A page may not navigate its main frame away once it has loaded.
+	if ev.ResourceType == network.ResourceTypeDocument && s.loaded.Load() && s.isMainFrame(ev) {
+		s.block(ctx, ev, raw, "navigation", "navigation away from the page is blocked", network.ErrorReasonAborted)
+		return
+	}
+	if strings.HasPrefix(raw, Origin+"/") || raw == Origin {
+		s.serveLocal(ctx, ev, raw)
+		return
+	}
+	if s.resolver != nil {
+		res, ok, err := s.resolver.Resolve(raw)
+		if ok && err == nil {
+			s.serveLibrary(ctx, ev, raw, res)
+			return
+		}
+		if ok && err != nil {
+			s.block(ctx, ev, raw, kind, "library file not vendored: "+err.Error(), network.ErrorReasonFailed)
+			return
+		}
+	}
+	if resolve.IsWebFont(raw) {
+		s.fulfil(ctx, ev, 200, "text/css; charset=utf-8", nil)
+		s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
+		return
+	}
+	reason := "network access is disabled"
+	switch ev.ResourceType {
+	case network.ResourceTypePing:
+		kind = "beacon"
+	case network.ResourceTypeEventSource:
+		kind = "eventsource"
+	}
+	s.block(ctx, ev, raw, kind, reason, network.ErrorReasonBlockedByClient)
+}
+
+func (s *Session) isMainFrame(ev *fetch.EventRequestPaused) bool {
+	id, _ := s.mainID.Load().(cdp.FrameID)
+	return id == "" || ev.FrameID == id
+}
+
+func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		s.block(ctx, ev, raw, "local", "bad URL", network.ErrorReasonFailed)
+		return
+	}
+	rel := path.Clean("/" + u.Path)
+	file := filepath.Join(s.root, filepath.FromSlash(rel))
+	if rel == "/" {
+		file = filepath.Join(s.root, "index.html")
+	}
+	if !strings.HasPrefix(file, s.root+string(filepath.Separator)) && file != s.root {
+		s.notFound(ctx, ev, raw)
+		return
+	}
+	body, err := os.ReadFile(file)
+	if err != nil && rel == "/favicon.ico" {
+		// Chromium asks for it on its own; a missing one is not the page's doing.
+		s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", nil)
+		return
+	}
+	if err != nil {
+		s.notFound(ctx, ev, raw)
+		return
+	}
+	s.fulfil(ctx, ev, 200, contentType(file), body)
+	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
+}
+
+func (s *Session) notFound(ctx context.Context, ev *fetch.EventRequestPaused, raw string) {
+	s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", []byte("not found"))
+	s.rec.with(func(l *Log) {
+		l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: raw, Type: strings.ToLower(string(ev.ResourceType)), Reason: "not found in the page's folder"})
+		if raw == s.entry {
+			l.MainDocStatus = 404
+		}
+	})
+}
+
+func (s *Session) serveLibrary(ctx context.Context, ev *fetch.EventRequestPaused, raw string, res resolve.Result) {
+	body := res.Body
+	if body == nil {
+		b, err := os.ReadFile(res.File)
+		if err != nil {
+			s.block(ctx, ev, raw, "library", "reading vendored file: "+err.Error(), network.ErrorReasonFailed)
+			return
+		}
+		body = b
+	}
+	ct := res.ContentType
+	if ct == "" {
+		ct = contentType(res.File)
+	}
+	s.fulfil(ctx, ev, 200, ct, body)
+	s.rec.with(func(l *Log) {
+		l.Requests.Served = appendCapped(l.Requests.Served, raw)
+		if res.Substituted {
+			l.Requests.Substituted = append(l.Requests.Substituted, Substitution{URL: raw, ServedAs: servedAs(res)})
+		}
+		if res.Package == "three" {
+			v := res.Requested
+			if v == "" {
+				v = "latest"
+			}
+			if !contains(l.ThreeRequested, v) {
+				l.ThreeRequested = append(l.ThreeRequested, v)
+			}
+		}
+	})
+}
+
+func (s *Session) fulfil(ctx context.Context, ev *fetch.EventRequestPaused, code int64, ctype string, body []byte) {
+	headers := []*fetch.HeaderEntry{
+		{Name: "Content-Type", Value: ctype},
+		{Name: "Access-Control-Allow-Origin", Value: "*"},
+		{Name: "Cross-Origin-Resource-Policy", Value: "cross-origin"},
+		{Name: "Cache-Control", Value: "no-store"},
+	}
+	_, err := chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+		RequestID: ev.RequestID, ResponseCode: code, ResponseHeaders: headers, Body: body,
+	})
+	if err != nil {
+		s.cfg.Logger.Debug("fulfilling a request", "url", ev.Request.URL, "err", err)
+	}
+}
+
+func (s *Session) block(ctx context.Context, ev *fetch.EventRequestPaused, raw, kind, reason string, why network.ErrorReason) {
+	s.rec.with(func(l *Log) {
+		if len(l.Requests.Blocked) < maxURLs {
+			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: truncate(raw, 500), Type: kind, Reason: reason})
+		}
+	})
+	if _, err := chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: why}); err != nil {
+		s.cfg.Logger.Debug("refusing a request", "url", raw, "err", err)
+	}
+}
+
+// WaitIdle waits until no intercepted request is pending, so that what a
+// page loads lands before the next frame whatever the machine's speed.
+func (s *Session) WaitIdle(ctx context.Context) error {
+	deadline := time.Now().Add(15 * time.Second)
+	quiet := 0
+	for time.Now().Before(deadline) {
+		if s.inflight.Load() == 0 {
+			quiet++
+			if quiet >= 3 {
+				return nil
+			}
+		} else {
+			quiet = 0
+		}
+		select {
+		case <-ctx.Done():
+			return ErrUnresponsive
+		case <-s.crashed:
+			return ErrCrashed
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func contentType(file string) string {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".html", ".htm":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs", ".cjs":
+		return "text/javascript; charset=utf-8"
+	case ".json", ".gltf":
+		return "application/json"
+	case ".wasm":
+		return "application/wasm"
+	case ".glb":
+		return "model/gltf-binary"
+	}
+	if t := mime.TypeByExtension(filepath.Ext(file)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+func appendCapped(list []string, s string) []string {
+	if len(list) >= maxURLs {
+		return list
+	}
+	return append(list, s)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// servedAs names what was served for a substituted request, e.g.
+// "three@0.147.0/examples/js/controls/OrbitControls.js".
+func servedAs(res resolve.Result) string {
+	file := filepath.ToSlash(res.File)
+	marker := "/node_modules/"
+	if i := strings.LastIndex(file, marker); i >= 0 {
+		file = file[i+len(marker):]
+		// Drop the alias folder (e.g. "three-0.147.0/") or scoped package folder.
+		if j := strings.Index(file, "/"); j >= 0 && !strings.HasPrefix(file, "@") {
+			file = file[j+1:]
+		} else if strings.HasPrefix(file, "@") {
+			parts := strings.SplitN(file, "/", 3)
+			if len(parts) == 3 {
+				file = parts[2]
+			}
+		}
+	}
+	return res.Package + "@" + res.Served + "/" + file
+}

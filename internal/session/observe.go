@@ -1,0 +1,197 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// StateIssues lists what the state reader had to change or drop.
+type StateIssues struct {
+	NonFinite []string     `json:"nonfinite"`
+	Cycles    []string     `json:"cycles"`
+	Errors    []StateError `json:"errors"`
+	Truncated bool         `json:"truncated"`
+}
+
+// StateError is a getter or state function that threw.
+type StateError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// State is window.__3D_STATE__ as canonical JSON.
+type State struct {
+	// Present is false when the page defines no __3D_STATE__.
+	Present bool `json:"present"`
+	// JSON is the canonical encoding: object keys sorted, numbers as the page
+	// printed them, NaN and ±Infinity as the strings "NaN", "Infinity",
+	// "-Infinity", typed arrays as arrays, cycles as "[Circular]".
+	JSON json.RawMessage `json:"value"`
+	// Hash is the sha256 of JSON, in hex.
+	Hash   string      `json:"hash"`
+	Issues StateIssues `json:"issues"`
+}
+
+// ReadState reads and canonicalises window.__3D_STATE__.
+func (s *Session) ReadState(ctx context.Context) (State, error) {
+	var raw string
+	if err := s.eval(ctx, 10*time.Second, fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
+		return State{}, err
+	}
+	var reply struct {
+		Present bool            `json:"present"`
+		Value   json.RawMessage `json:"value"`
+		Issues  StateIssues     `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(raw), &reply); err != nil {
+		return State{}, fmt.Errorf("decoding the page state: %w", err)
+	}
+	canon, err := Canonical(reply.Value)
+	if err != nil {
+		return State{}, err
+	}
+	sum := sha256.Sum256(canon)
+	return State{Present: reply.Present, JSON: canon, Hash: hex.EncodeToString(sum[:]), Issues: reply.Issues}, nil
+}
+
+// Canonical re-encodes JSON with object keys sorted and numbers kept as
+// written, so equal values give equal bytes.
+func Canonical(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("canonicalising JSON: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("canonicalising JSON: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Camera is the camera last used to render.
+type Camera struct {
+	Type     string    `json:"type"`
+	Name     string    `json:"name"`
+	Position []float64 `json:"position"`
+	FOV      *float64  `json:"fov"`
+}
+
+// Bounds is an axis-aligned box in world space.
+type Bounds struct {
+	Min []float64 `json:"min"`
+	Max []float64 `json:"max"`
+}
+
+// Scene summarises the three.js scene graph seen through __THREE_DEVTOOLS__.
+type Scene struct {
+	ThreeRevision string  `json:"three_revision"`
+	Scenes        int     `json:"scenes"`
+	Renderers     int     `json:"renderers"`
+	RenderCalls   int     `json:"render_calls"`
+	Objects       int     `json:"objects"`
+	Meshes        int     `json:"meshes"`
+	Lights        int     `json:"lights"`
+	Triangles     int     `json:"triangles"`
+	Points        int     `json:"points"`
+	Lines         int     `json:"lines"`
+	Bounds        *Bounds `json:"bounds"`
+	Camera        *Camera `json:"camera"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// ReadScene summarises the scene the page rendered last.
+func (s *Session) ReadScene(ctx context.Context) (Scene, error) {
+	var raw string
+	if err := s.eval(ctx, 20*time.Second, "window.__wp.sceneSummary()", false, &raw); err != nil {
+		return Scene{}, err
+	}
+	var sc Scene
+	if err := json.Unmarshal([]byte(raw), &sc); err != nil {
+		return Scene{}, fmt.Errorf("decoding the scene summary: %w", err)
+	}
+	return sc, nil
+}
+
+// GLStatus is what the runtime saw of WebGL.
+type GLStatus struct {
+	Contexts int      `json:"contexts"`
+	Failed   int      `json:"failed"`
+	Lost     int      `json:"lost"`
+	Restored int      `json:"restored"`
+	Kinds    []string `json:"kinds"`
+}
+
+// Status is the injected runtime's own record.
+type Status struct {
+	Frame         int       `json:"frame"`
+	VirtualMs     float64   `json:"virtualMs"`
+	Timers        int       `json:"timers"`
+	RAFs          int       `json:"rafs"`
+	GL            GLStatus  `json:"gl"`
+	ThreeRevision string    `json:"threeRevision"`
+	Dialogs       []Dialog  `json:"dialogs"`
+	Blocked       []Blocked `json:"blocked"`
+	Events        []any     `json:"events"`
+}
+
+// ReadStatus reads the runtime's record of WebGL, dialogs and refused actions.
+func (s *Session) ReadStatus(ctx context.Context) (Status, error) {
+	var raw string
+	if err := s.eval(ctx, 10*time.Second, "window.__wp.status()", false, &raw); err != nil {
+		return Status{}, err
+	}
+	var st Status
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		return Status{}, fmt.Errorf("decoding the runtime status: %w", err)
+	}
+	return st, nil
+}
+
+// CanvasBox is the page's largest canvas: CSS box and backing size.
+type CanvasBox struct {
+	X           float64 `json:"x"`
+	Y           float64 `json:"y"`
+	Width       float64 `json:"width"`
+	Height      float64 `json:"height"`
+	PixelWidth  int     `json:"pixelWidth"`
+	PixelHeight int     `json:"pixelHeight"`
+}
+
+// LargestCanvas finds the largest canvas, or nil when there is none.
+func (s *Session) LargestCanvas(ctx context.Context) (*CanvasBox, error) {
+	var box *CanvasBox
+	if err := s.eval(ctx, 10*time.Second, "window.__wp.largestCanvas()", false, &box); err != nil {
+		return nil, err
+	}
+	return box, nil
+}
+
+// Screenshot captures the composited viewport, or the clip when non-nil, as PNG.
+func (s *Session) Screenshot(ctx context.Context, clip *CanvasBox, limit time.Duration) ([]byte, error) {
+	cctx, cancel := s.callCtx(ctx, limit)
+	defer cancel()
+	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
+	if clip != nil && clip.Width >= 1 && clip.Height >= 1 {
+		params.Clip = &page.Viewport{X: clip.X, Y: clip.Y, Width: clip.Width, Height: clip.Height, Scale: 1}
+	}
+	res, err := chromedp.Call(cctx, page.CaptureScreenshot, params)
+	if err != nil {
+		if cerr := s.classify(ctx, cctx, err); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("taking a screenshot: %w", err)
+	}
+	return res.Data, nil
+}

@@ -1,0 +1,369 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/pageenv"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+// Origin is the virtual origin a page is served from. It is https, so pages
+// get a secure context (WebXR, crypto.subtle), and nothing ever resolves it:
+// every request to it is answered by worldprobe itself.
+const Origin = "https://worldprobe.test"
+
+// Config parametrises a Session.
+type Config struct {
+	// Seed seeds the page's randomness.
+	Seed uint32
+	// FPS is the virtual frame rate.
+	FPS float64
+	// Width and Height are the viewport in CSS pixels (device scale 1).
+	Width, Height int
+	// SkipDraw skips WebGL draw calls on frames that nobody observes.
+	SkipDraw bool
+	// StateCap caps the serialised __3D_STATE__ in bytes.
+	StateCap int
+	// CallTimeout is how long the page may keep control in one call (load,
+	// a chunk of frames) before it counts as hung.
+	CallTimeout time.Duration
+	// GPUTimeout is the extra allowance for drawing and presenting an
+	// observed frame.
+	GPUTimeout time.Duration
+	// Logger receives diagnostics; nil uses slog.Default().
+	Logger *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.FPS <= 0 {
+		c.FPS = 60
+	}
+	if c.Width <= 0 || c.Height <= 0 {
+		c.Width, c.Height = 1280, 800
+	}
+	if c.StateCap <= 0 {
+		c.StateCap = 1 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = 30 * time.Second
+	}
+	if c.GPUTimeout <= 0 {
+		c.GPUTimeout = 60 * time.Second
+	}
+}
+
+// ErrCrashed reports that the page's renderer process died.
+var ErrCrashed = errors.New("the page's renderer crashed")
+
+// ErrUnresponsive reports that the page did not return control by its deadline.
+var ErrUnresponsive = errors.New("the page did not respond by its deadline")
+
+// Session is one page loaded in its own browser context.
+type Session struct {
+	cfg      Config
+	page     *browser.Page
+	resolver *resolve.Resolver
+	root     string // folder served at Origin
+	entry    string // URL of the page
+	rec      *recorder
+	frame    atomic.Int64
+	loaded   atomic.Bool
+	inflight atomic.Int64
+	crashed  chan struct{}
+	crashOne sync.Once
+	mainID   atomic.Value // cdp.FrameID
+}
+
+// Open loads the HTML file at path into a fresh page. The page's folder is
+// served at Origin. A page that fails to load is not an error: Open returns
+// the session and the failure is in Log() and Loaded(). Errors are for
+// infrastructure problems only.
+func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path string, cfg Config) (*Session, error) {
+	cfg.defaults()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("page path %s: %w", path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("page %s: %w", path, err)
+	}
+	if st.IsDir() {
+		abs = filepath.Join(abs, "index.html")
+	}
+	s := &Session{
+		cfg: cfg, resolver: res, root: filepath.Dir(abs),
+		entry:   Origin + "/" + filepath.Base(abs),
+		crashed: make(chan struct{}),
+	}
+	s.rec = newRecorder(func() int { return int(s.frame.Load()) })
+	t0 := time.Now()
+	p, err := b.NewPage(ctx, s.onEvent)
+	if err != nil {
+		return nil, err
+	}
+	s.page = p
+	t1 := time.Now()
+	if err := s.prepare(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	t2 := time.Now()
+	err = s.navigate(ctx)
+	cfg.Logger.Debug("page opened", "page", path, "tab", t1.Sub(t0), "prepare", t2.Sub(t1), "navigate", time.Since(t2))
+	if err != nil {
+		if errors.Is(err, ErrUnresponsive) || errors.Is(err, ErrCrashed) {
+			return s, err
+		}
+		p.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare sets up emulation, interception and the injected runtime.
+func (s *Session) prepare(ctx context.Context) error {
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw})
+	if err != nil {
+		return err
+	}
+	pctx, cancel := s.callCtx(ctx, 20*time.Second)
+	defer cancel()
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"enabling the inspector", func() error { _, err := chromedp.Call(pctx, inspector.Enable, cdp.Empty{}); return err }},
+		{"enabling the network domain", func() error { _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); return err }},
+		{"disabling the cache", func() error {
+			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+			return err
+		}},
+		{"intercepting requests", func() error {
+			_, err := chromedp.Call(pctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+			return err
+		}},
+		{"setting the viewport", func() error {
+			_, err := chromedp.Call(pctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: int64(s.cfg.Width), Height: int64(s.cfg.Height), DeviceScaleFactor: 1,
+				ScreenWidth: int64(s.cfg.Width), ScreenHeight: int64(s.cfg.Height)})
+			return err
+		}},
+		{"setting the time zone", func() error {
+			_, err := chromedp.Call(pctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "UTC"})
+			return err
+		}},
+		{"setting the locale", func() error {
+			_, err := chromedp.Call(pctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en-US"})
+			return err
+		}},
+		{"emulating focus", func() error {
+			_, err := chromedp.Call(pctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+			return err
+		}},
+		{"injecting the runtime", func() error {
+			_, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+			return err
+		}},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			return fmt.Errorf("%s: %w", st.what, err)
+		}
+	}
+	return nil
+}
+
+// navigate loads the entry page and waits for its load event and for the
+// network to go quiet.
+func (s *Session) navigate(ctx context.Context) error {
+	nctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	_, err := chromedp.RunResponse(nctx, chromedp.Navigate(s.entry))
+	if err != nil {
+		if cerr := s.classify(ctx, nctx, err); cerr != nil {
+			return cerr
+		}
+		var le *chromedp.LoadError
+		if errors.As(err, &le) {
+			s.rec.with(func(l *Log) { l.MainDocFailure = le.ErrorText })
+			return nil
+		}
+		s.rec.with(func(l *Log) { l.MainDocFailure = err.Error() })
+		return nil
+	}
+	s.loaded.Store(true)
+	return s.WaitIdle(ctx)
+}
+
+// Loaded reports whether the page's document loaded.
+func (s *Session) Loaded() bool {
+	l := s.rec.snapshot()
+	return s.loaded.Load() && l.MainDocFailure == "" && (l.MainDocStatus == 0 || l.MainDocStatus < 400)
+}
+
+// callCtx derives a context for one call on the page: bounded by ctx, by the
+// optional limit, and cut short when the renderer crashes.
+func (s *Session) callCtx(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(s.page.Context())
+	var stops []func() bool
+	stops = append(stops, context.AfterFunc(ctx, cancel))
+	if d, ok := ctx.Deadline(); ok {
+		var dcancel context.CancelFunc
+		c, dcancel = context.WithDeadline(c, d)
+		prev := cancel
+		cancel = func() { dcancel(); prev() }
+	}
+	if limit > 0 {
+		var lcancel context.CancelFunc
+		c, lcancel = context.WithTimeout(c, limit)
+		prev := cancel
+		cancel = func() { lcancel(); prev() }
+	}
+	go func() {
+		select {
+		case <-s.crashed:
+			cancel()
+		case <-c.Done():
+		}
+	}()
+	return c, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
+// classify turns the error of a call into ErrCrashed or ErrUnresponsive when
+// that is what happened, or nil when it is something else.
+func (s *Session) classify(outer, call context.Context, err error) error {
+	select {
+	case <-s.crashed:
+		return ErrCrashed
+	default:
+	}
+	if outer.Err() != nil && !errors.Is(context.Cause(outer), context.DeadlineExceeded) && !errors.Is(outer.Err(), context.DeadlineExceeded) {
+		return outer.Err()
+	}
+	if call.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return ErrUnresponsive
+	}
+	return nil
+}
+
+// Log returns a copy of everything recorded so far.
+func (s *Session) Log() Log { return s.rec.snapshot() }
+
+// Frame is the number of frames stepped so far.
+func (s *Session) Frame() int { return int(s.frame.Load()) }
+
+// Interrupt stops the page's running JavaScript (e.g. an endless loop).
+func (s *Session) Interrupt() error { return s.page.Interrupt() }
+
+// Close closes the page and ends its renderer.
+func (s *Session) Close() {
+	if s.page != nil {
+		s.page.Close()
+	}
+}
+
+// eval evaluates expr in the page and decodes its JSON value into out. When
+// await is set, a promise result is awaited.
+func (s *Session) eval(ctx context.Context, limit time.Duration, expr string, await bool, out any) error {
+	cctx, cancel := s.callCtx(ctx, limit)
+	defer cancel()
+	opts := []chromedp.EvaluateOption{}
+	if await {
+		opts = append(opts, chromedp.EvalAwaitPromise)
+	}
+	raw, err := chromedp.Run(cctx, chromedp.Evaluate[[]byte](expr, opts...))
+	if err != nil {
+		if cerr := s.classify(ctx, cctx, err); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("evaluating %s: %w", shortExpr(expr), err)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decoding the result of %s: %w", shortExpr(expr), err)
+	}
+	return nil
+}
+
+func shortExpr(s string) string { return truncate(s, 60) }
+
+func unmarshalJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// onEvent receives every CDP event of the tab. It runs on the tab's reader
+// loop: it records and hands off, and never calls CDP itself.
+func (s *Session) onEvent(ev any) {
+	switch ev := ev.(type) {
+	case *fetch.EventRequestPaused:
+		s.inflight.Add(1)
+		go s.answer(ev)
+	case *runtime.EventConsoleAPICalled:
+		s.rec.console(ev)
+	case *runtime.EventExceptionThrown:
+		s.rec.exception(ev.ExceptionDetails)
+	case *page.EventJavascriptDialogOpening:
+		s.rec.with(func(l *Log) {
+			l.Dialogs = append(l.Dialogs, Dialog{Type: string(ev.Type), Message: truncate(ev.Message, 500)})
+		})
+		go s.dismissDialog()
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			if s.mainID.Load() == nil {
+				s.mainID.Store(ev.Frame.ID)
+			}
+			if s.loaded.Load() && ev.Frame.URL != s.entry {
+				s.rec.with(func(l *Log) { l.NavigatedAway = ev.Frame.URL })
+			}
+		}
+	case *network.EventResponseReceived:
+		if ev.Type == network.ResourceTypeDocument && ev.Response != nil && ev.Response.URL == s.entry {
+			s.rec.with(func(l *Log) { l.MainDocStatus = ev.Response.Status })
+		}
+	case *network.EventWebSocketCreated:
+		s.rec.with(func(l *Log) {
+			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: ev.URL, Type: "websocket", Reason: "network access is disabled"})
+		})
+	case *inspector.EventTargetCrashed:
+		s.crashOne.Do(func() {
+			s.rec.with(func(l *Log) { l.Crashed = true })
+			close(s.crashed)
+		})
+	}
+}
+
+func (s *Session) dismissDialog() {
+	ctx, cancel := context.WithTimeout(s.page.Context(), 5*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err != nil {
+		s.cfg.Logger.Debug("dismissing a dialog", "err", err)
+	}
+}
