@@ -44,6 +44,9 @@ type Options struct {
 	Output io.Writer
 	// Logger receives diagnostics; nil uses slog.Default().
 	Logger *slog.Logger
+	// ExtraFlags are added to (or override) Flags; used by benchmarks,
+	// e.g. to lift the frame-rate limit of a plain-Chromium baseline.
+	ExtraFlags map[string]any
 }
 
 // Browser is one running Chromium process.
@@ -156,7 +159,11 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		chromedp.UserDataDir(userDir),
 		chromedp.Env("TZ=UTC", "LANG=en_US.UTF-8", "LANGUAGE=en_US"),
 	}
-	for name, value := range Flags(opts.Width, opts.Height) {
+	flags := Flags(opts.Width, opts.Height)
+	for name, value := range opts.ExtraFlags {
+		flags[name] = value
+	}
+	for name, value := range flags {
 		allocOpts = append(allocOpts, chromedp.Flag(name, value))
 	}
 	if opts.Output != nil {

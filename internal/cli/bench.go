@@ -1,17 +1,141 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
 	"github.com/spf13/cobra"
+
+	"github.com/worldprobe/worldprobe/internal/bench"
+	"github.com/worldprobe/worldprobe/internal/resolve"
 )
+
+// BenchOptions are the flags of 'worldprobe bench'.
+type BenchOptions struct {
+	engineFlags
+	Frames      int
+	Rounds      int
+	WorldFrames int
+	Examples    string
+	Corpus      string
+	JSON        bool
+	Out         string
+}
 
 // NewCmdBench builds 'worldprobe bench'.
 func NewCmdBench(io IO) *cobra.Command {
-	return &cobra.Command{
+	o := &BenchOptions{}
+	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure inspection speed (see docs/PERFORMANCE.md)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErr("bench: see docs/PERFORMANCE.md")
+		Short: "Measure speed: virtual clock vs real time, draw skipping, throughput",
+		Long: `Measure, side by side in one run:
+  - throughput: bundled example pages inspected per minute with --jobs workers;
+  - the small example scene run for --frames frames (600 = 10 s of page time):
+    worldprobe stepping with draw skipping, stepping and drawing every frame,
+    plain Chromium waiting the same time in real seconds, and plain Chromium
+    drawing the same frames as fast as it can;
+  - for each world in --corpus: load time, JavaScript time per frame, drawing
+    time of the observed frame, with and without draw skipping, and whether
+    skipping kept the state hash.
+Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
+		Example: `  worldprobe bench
+  worldprobe bench --corpus ../shared/corpus/worldbench/worlds --out bench.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runBench(cmd.Context(), io, o) },
+	}
+	f := cmd.Flags()
+	o.engineFlags.register(f)
+	f.IntVar(&o.Frames, "frames", 600, "frames of the small scene (at 60 fps)")
+	f.IntVar(&o.Rounds, "rounds", 4, "times each example page is inspected for throughput")
+	f.IntVar(&o.WorldFrames, "world-frames", 60, "frames stepped per corpus world")
+	f.StringVar(&o.Examples, "examples", "examples", "folder of example pages (<name>/index.html)")
+	f.StringVar(&o.Corpus, "corpus", "", "folder of heavier worlds (<name>/world.html); default ../shared/corpus/worldbench/worlds when present")
+	f.BoolVar(&o.JSON, "json", false, "print the results as JSON")
+	f.StringVar(&o.Out, "out", "", "also write the JSON results to this file")
+	return cmd
+}
+
+func runBench(ctx context.Context, io IO, o *BenchOptions) error {
+	if o.Frames < 1 || o.Rounds < 1 || o.WorldFrames < 1 {
+		return usageErr("--frames, --rounds and --world-frames must be at least 1")
+	}
+	w, h, err := o.size()
+	if err != nil {
+		return err
+	}
+	pages, _ := filepath.Glob(filepath.Join(o.Examples, "*", "index.html"))
+	if len(pages) == 0 {
+		return usageErr("no example pages in %s (want <name>/index.html)", o.Examples)
+	}
+	small := filepath.Join(o.Examples, "spinning-cube", "index.html")
+	if _, err := os.Stat(small); err != nil {
+		small = pages[0]
+	}
+	corpus := o.Corpus
+	if corpus == "" {
+		if st, err := os.Stat(filepath.Join("..", "shared", "corpus", "worldbench", "worlds")); err == nil && st.IsDir() {
+			corpus = filepath.Join("..", "shared", "corpus", "worldbench", "worlds")
+		}
+	}
+	var worlds []string
+	if corpus != "" {
+		worlds, _ = filepath.Glob(filepath.Join(corpus, "*", "world.html"))
+	}
+	nm, err := o.nodeModules(io)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	res, err := resolve.New(nm)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	start := time.Now()
+	r, err := bench.Run(ctx, bench.Options{
+		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
+		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h,
+		Progress: func(msg string) {
+			fmt.Fprintf(io.ErrOut, "bench [%5.1fs] %s\n", time.Since(start).Seconds(), msg)
 		},
+	})
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if o.Out != "" {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		if err := os.WriteFile(o.Out, append(b, '\n'), 0o644); err != nil {
+			return runtimeErr(fmt.Errorf("writing %s: %w", o.Out, err))
+		}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printBench(io.Out, r)
+	return nil
+}
+
+func printBench(w io.Writer, r *bench.Results) {
+	t, c := r.Throughput, r.Clock
+	fmt.Fprintf(w, "worldprobe bench — %s, %s, %d CPUs\n\n", r.Date, r.Chromium, r.CPUs)
+	fmt.Fprintf(w, "Throughput: %d inspections (60 frames each) with --jobs %d in %.1f s = %.1f pages/minute\n\n",
+		t.Inspections, t.Jobs, t.WallMs/1000, t.PagesPerMin)
+	fmt.Fprintf(w, "%d frames (%.0f s of page time) of %s:\n", c.Frames, float64(c.Frames)/60, c.Page)
+	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, draw skipping", c.VirtualSkipMs)
+	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, every frame drawn", c.VirtualDrawMs)
+	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, waiting in real time", c.RealTimeMs)
+	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, unthrottled, every frame drawn", c.PlainUnthrottledMs)
+	fmt.Fprintf(w, "  same state hash over repeated runs: %t\n", c.SameStateHash)
+	if len(r.Worlds) > 0 {
+		fmt.Fprintf(w, "\n%-40s %-8s %8s %10s %10s %12s %12s %6s\n", "world", "outcome", "load ms", "js ms/fr", "draw ms", "noskip ms/fr", "noskip draw", "hash=")
+		for _, wr := range r.Sorted() {
+			fmt.Fprintf(w, "%-40s %-8s %8.0f %10.1f %10.0f %12.1f %12.0f %6t\n", abbreviate(wr.Page, 40), wr.Outcome,
+				wr.LoadMs, wr.JSPerFrameMs, wr.DrawObservedMs, wr.NoSkipPerFrameMs, wr.NoSkipDrawMs, wr.SameStateHash)
+		}
 	}
 }

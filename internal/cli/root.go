@@ -14,6 +14,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/worldprobe/worldprobe/internal/cli/modelscmd"
+	"github.com/worldprobe/worldprobe/internal/llm"
 )
 
 // Exit codes, mapped in one place.
@@ -22,6 +25,7 @@ const (
 	ExitFailed  = 1 // a page crashed, a check failed
 	ExitUsage   = 2 // bad flags or arguments
 	ExitRuntime = 3 // infrastructure: no browser, unreadable files
+	ExitFatal   = 4 // a model provider refused for good (bad key, no credit) or a budget ran out
 )
 
 // IO carries the streams and environment of one invocation.
@@ -79,7 +83,8 @@ Start with:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	root.AddCommand(NewCmdInspect(io), NewCmdBench(io), NewCmdVersion(io))
+	root.AddCommand(NewCmdInspect(io), NewCmdBench(io), NewCmdSchema(io), NewCmdVersion(io),
+		modelscmd.NewCmdModels(modelscmd.IO{In: io.In, Out: io.Out, ErrOut: io.ErrOut, Getenv: io.Getenv}))
 	return root
 }
 
@@ -115,6 +120,13 @@ func Execute(ctx context.Context, args []string, io IO) int {
 	}
 	fmt.Fprintln(io.ErrOut, "worldprobe:", err)
 	if ctx.Err() != nil {
+		return ExitRuntime
+	}
+	if llm.IsFatal(err) || errors.Is(err, llm.ErrBudgetExceeded) {
+		return ExitFatal
+	}
+	var modelErr *llm.ChainError
+	if errors.As(err, &modelErr) {
 		return ExitRuntime
 	}
 	// cobra's own argument errors (unknown command, wrong arg count).

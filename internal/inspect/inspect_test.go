@@ -18,6 +18,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/session"
 )
 
 // One browser per test binary; every test gets fresh browser contexts.
@@ -272,4 +273,60 @@ func TestCorpusWorldsLoadOffline(t *testing.T) {
 				w, r.ThreeVersion, len(r.Requests.Substituted), r.Scene.Meshes, r.Timing.LoadMs, r.Timing.StepMs)
 		})
 	}
+}
+
+// TestCDNHostsOffline loads three.js and common libraries through every CDN
+// URL pattern and checks which revision each really got.
+func TestCDNHostsOffline(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 3; o.Timeout = 60 * time.Second }), page("cdn_hosts.html"))
+	require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+	var st struct {
+		Classic   map[string]string `json:"classic"`
+		Revisions map[string]string `json:"revisions"`
+		Addons    map[string]any    `json:"addons"`
+	}
+	require.NoError(t, json.Unmarshal(r.State, &st))
+	require.Equal(t, map[string]string{"r128": "128", "orbit": "function"}, st.Classic)
+	require.Equal(t, map[string]string{
+		"jsdelivr_npm": "160", "jsdelivr_gh": "134", "jsdelivr_esm": "166", "unpkg": "147",
+		"unpkg_nearest": "149", "unpkg_module": "170", "cdnjs_module": "160", "esm_sh": "160",
+		"skypack": "149", "jspm": "166", "threejs_org": "187",
+	}, st.Revisions)
+	for name, ok := range st.Addons {
+		require.Equal(t, true, ok, "addon %s", name)
+	}
+	require.Len(t, st.Addons, 7)
+	subs := map[string]string{}
+	for _, s := range r.Requests.Substituted {
+		subs[s.URL] = s.ServedAs
+	}
+	require.Equal(t, "three@0.149.0/build/three.module.js", subs["https://unpkg.com/three@0.150.0/build/three.module.js"])
+	require.Empty(t, r.Requests.Blocked)
+	require.Equal(t, "0.128.0", strings.Split(r.ThreeVersion, ",")[0])
+}
+
+// TestNearestVersionForDroppedFiles: examples/js left three at r148, so a
+// page asking for it at 0.160.0 gets the newest version that still has it.
+func TestNearestVersionForDroppedFiles(t *testing.T) {
+	dir := t.TempDir()
+	html := `<!DOCTYPE html><html><head>
+<script src="https://unpkg.com/three@0.160.0/build/three.min.js"></script>
+<script src="https://unpkg.com/three@0.160.0/examples/js/controls/OrbitControls.js"></script>
+</head><body><script>
+window.__3D_STATE__ = { revision: THREE.REVISION, orbit: typeof THREE.OrbitControls };
+const r = new THREE.WebGLRenderer(); document.body.appendChild(r.domElement);
+const scene = new THREE.Scene(), cam = new THREE.PerspectiveCamera();
+cam.position.z = 3; scene.add(new THREE.Mesh(new THREE.BoxGeometry(), new THREE.MeshBasicMaterial()));
+(function f() { r.render(scene, cam); requestAnimationFrame(f); })();
+</script></body></html>`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte(html), 0o644))
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 3 }), filepath.Join(dir, "index.html"))
+	require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+	require.JSONEq(t, `{"revision":"160","orbit":"function"}`, string(r.State))
+	require.Equal(t, []session.Substitution{{
+		URL:      "https://unpkg.com/three@0.160.0/examples/js/controls/OrbitControls.js",
+		ServedAs: "three@0.147.0/examples/js/controls/OrbitControls.js",
+	}}, r.Requests.Substituted)
+	require.Equal(t, "0.160.0", r.ThreeVersion)
+	require.Equal(t, "160", r.Scene.ThreeRevision)
 }

@@ -235,6 +235,40 @@
     if (G.webkitRTCPeerConnection) G.webkitRTCPeerConnection = G.RTCPeerConnection;
   }
 
+  // ---- asynchronous loads that finish in real time ----
+  // The harness waits for these before stepping, so that their results land
+  // on the same frame on any machine.
+  let pendingLoads = 0;
+  function track(promise) {
+    pendingLoads++;
+    const done = () => { pendingLoads--; };
+    RealPromise.prototype.then.call(promise, done, done);
+    return promise;
+  }
+  if (G.WebAssembly) {
+    for (const name of ['compile', 'instantiate', 'compileStreaming', 'instantiateStreaming']) {
+      const orig = G.WebAssembly[name];
+      if (typeof orig !== 'function') continue;
+      G.WebAssembly[name] = function () { return track(apply(orig, this, arguments)); };
+    }
+  }
+  if (G.HTMLImageElement) {
+    const desc = Object.getOwnPropertyDescriptor(G.HTMLImageElement.prototype, 'src');
+    if (desc && desc.set) {
+      ObjectDefine(G.HTMLImageElement.prototype, 'src', {
+        configurable: true, enumerable: desc.enumerable, get: desc.get,
+        set: function (v) {
+          const img = this;
+          track(new RealPromise((resolve) => {
+            img.addEventListener('load', resolve, { once: true });
+            img.addEventListener('error', resolve, { once: true });
+          }));
+          return apply(desc.set, this, [v]);
+        },
+      });
+    }
+  }
+
   // ---- three.js devtools hook: scenes, renderers, last camera ----
   const scenes = [];
   const renderers = [];
@@ -497,6 +531,7 @@
     step,
     realFrame,
     readState,
+    pending: () => pendingLoads,
     sceneSummary,
     largestCanvas,
     status,

@@ -96,6 +96,9 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 		s.notFound(ctx, ev, raw)
 		return
 	}
+	if ev.ResourceType == network.ResourceTypeScript {
+		s.scripts.served(raw)
+	}
 	s.fulfil(ctx, ev, 200, contentType(file), body)
 	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
 }
@@ -123,6 +126,9 @@ func (s *Session) serveLibrary(ctx context.Context, ev *fetch.EventRequestPaused
 	ct := res.ContentType
 	if ct == "" {
 		ct = contentType(res.File)
+	}
+	if ev.ResourceType == network.ResourceTypeScript {
+		s.scripts.served(raw)
 	}
 	s.fulfil(ctx, ev, 200, ct, body)
 	s.rec.with(func(l *Log) {
@@ -168,29 +174,64 @@ func (s *Session) block(ctx context.Context, ev *fetch.EventRequestPaused, raw, 
 	}
 }
 
-// WaitIdle waits until no intercepted request is pending, so that what a
-// page loads lands before the next frame whatever the machine's speed.
+// WaitIdle waits until the page is quiet: no intercepted request pending,
+// every served script compiled, no asynchronous load the runtime tracks
+// (WebAssembly compilation, image decoding) outstanding, and no request
+// started while the page's main thread finished what it was doing (a module
+// being evaluated usually imports the next one). So what a page loads lands
+// before the next frame however fast or loaded the machine is.
 func (s *Session) WaitIdle(ctx context.Context) error {
-	deadline := time.Now().Add(15 * time.Second)
-	quiet := 0
-	for time.Now().Before(deadline) {
-		if s.inflight.Load() == 0 {
-			quiet++
-			if quiet >= 3 {
-				return nil
+	deadline := time.Now().Add(s.cfg.CallTimeout)
+	for quiet := 0; quiet < 2; {
+		if time.Now().After(deadline) {
+			return nil // a page that keeps loading forever is still stepped
+		}
+		if s.inflight.Load() > 0 || s.scripts.waiting() > 0 {
+			quiet = 0
+			if err := s.pause(ctx, 5*time.Millisecond); err != nil {
+				return err
 			}
+			continue
+		}
+		before := s.started.Load()
+		// Runtime.evaluate runs on the page's main thread, so it returns only
+		// when the page's current task is done.
+		var pending int
+		expr := "window.__wp ? window.__wp.pending() : 0"
+		if s.cfg.Plain {
+			expr = "0"
+		}
+		if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &pending); err != nil {
+			return err
+		}
+		if pending > 0 {
+			quiet = 0
+			if err := s.pause(ctx, 5*time.Millisecond); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.pause(ctx, 10*time.Millisecond); err != nil {
+			return err
+		}
+		if s.inflight.Load() == 0 && s.started.Load() == before {
+			quiet++
 		} else {
 			quiet = 0
 		}
-		select {
-		case <-ctx.Done():
-			return ErrUnresponsive
-		case <-s.crashed:
-			return ErrCrashed
-		case <-time.After(5 * time.Millisecond):
-		}
 	}
 	return nil
+}
+
+func (s *Session) pause(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ErrUnresponsive
+	case <-s.crashed:
+		return ErrCrashed
+	case <-time.After(d):
+		return nil
+	}
 }
 
 func contentType(file string) string {

@@ -89,15 +89,18 @@ func (r *recorder) snapshot() Log {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.log
-	l.Console = append([]ConsoleMessage(nil), l.Console...)
-	l.Errors = append([]PageError(nil), l.Errors...)
-	l.Dialogs = append([]Dialog(nil), l.Dialogs...)
-	l.Requests.Served = append([]string(nil), l.Requests.Served...)
-	l.Requests.Substituted = append([]Substitution(nil), l.Requests.Substituted...)
-	l.Requests.Blocked = append([]Blocked(nil), l.Requests.Blocked...)
-	l.ThreeRequested = append([]string(nil), l.ThreeRequested...)
+	l.Console = clone(l.Console)
+	l.Errors = clone(l.Errors)
+	l.Dialogs = clone(l.Dialogs)
+	l.Requests.Served = clone(l.Requests.Served)
+	l.Requests.Substituted = clone(l.Requests.Substituted)
+	l.Requests.Blocked = clone(l.Requests.Blocked)
+	l.ThreeRequested = clone(l.ThreeRequested)
 	return l
 }
+
+// clone copies a slice; never nil, so JSON shows [] rather than null.
+func clone[T any](s []T) []T { return append(make([]T, 0, len(s)), s...) }
 
 func (r *recorder) with(f func(l *Log)) {
 	r.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
@@ -51,6 +52,12 @@ type Config struct {
 	GPUTimeout time.Duration
 	// Logger receives diagnostics; nil uses slog.Default().
 	Logger *slog.Logger
+	// Plain loads the page without the deterministic runtime: real time,
+	// real randomness, every frame drawn. Only benchmarks use it, as the
+	// baseline that worldprobe is compared with. Script, when set, is
+	// injected instead (e.g. a frame counter).
+	Plain  bool
+	Script string
 }
 
 func (c *Config) defaults() {
@@ -91,6 +98,8 @@ type Session struct {
 	frame    atomic.Int64
 	loaded   atomic.Bool
 	inflight atomic.Int64
+	started  atomic.Int64
+	scripts  scriptTracker
 	crashed  chan struct{}
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
@@ -149,6 +158,9 @@ func (s *Session) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.cfg.Plain {
+		script = s.cfg.Script
+	}
 	pctx, cancel := s.callCtx(ctx, 20*time.Second)
 	defer cancel()
 	steps := []struct {
@@ -159,6 +171,14 @@ func (s *Session) prepare(ctx context.Context) error {
 		{"enabling the network domain", func() error { _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); return err }},
 		{"disabling the cache", func() error {
 			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+			return err
+		}},
+		{"watching script compilation", func() error {
+			if _, err := chromedp.Call(pctx, debugger.Enable, debugger.EnableParams{}); err != nil {
+				return err
+			}
+			// A page's own debugger statements must never pause it.
+			_, err := chromedp.Call(pctx, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
 			return err
 		}},
 		{"intercepting requests", func() error {
@@ -184,6 +204,9 @@ func (s *Session) prepare(ctx context.Context) error {
 			return err
 		}},
 		{"injecting the runtime", func() error {
+			if script == "" {
+				return nil
+			}
 			_, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
 			return err
 		}},
@@ -290,6 +313,13 @@ func (s *Session) Close() {
 	}
 }
 
+// Eval evaluates a JavaScript expression in the page, awaiting a promise
+// result, and decodes its JSON value into out (nil to discard). limit bounds
+// the call (0: only ctx).
+func (s *Session) Eval(ctx context.Context, limit time.Duration, expr string, out any) error {
+	return s.eval(ctx, limit, expr, true, out)
+}
+
 // eval evaluates expr in the page and decodes its JSON value into out. When
 // await is set, a promise result is awaited.
 func (s *Session) eval(ctx context.Context, limit time.Duration, expr string, await bool, out any) error {
@@ -325,7 +355,12 @@ func (s *Session) onEvent(ev any) {
 	switch ev := ev.(type) {
 	case *fetch.EventRequestPaused:
 		s.inflight.Add(1)
+		s.started.Add(1)
 		go s.answer(ev)
+	case *debugger.EventScriptParsed:
+		s.scripts.parsed(ev.URL)
+	case *debugger.EventScriptFailedToParse:
+		s.scripts.parsed(ev.URL)
 	case *runtime.EventConsoleAPICalled:
 		s.rec.console(ev)
 	case *runtime.EventExceptionThrown:
@@ -366,4 +401,38 @@ func (s *Session) dismissDialog() {
 	if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err != nil {
 		s.cfg.Logger.Debug("dismissing a dialog", "err", err)
 	}
+}
+
+// scriptTracker counts scripts that were served but not yet compiled: V8
+// compiles large scripts and modules off the main thread, so a page whose
+// network is quiet may still be about to run code.
+type scriptTracker struct {
+	mu      sync.Mutex
+	pending map[string]int
+}
+
+func (t *scriptTracker) served(url string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil {
+		t.pending = map[string]int{}
+	}
+	t.pending[url]++
+}
+
+func (t *scriptTracker) parsed(url string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending[url] > 0 {
+		t.pending[url]--
+		if t.pending[url] == 0 {
+			delete(t.pending, url)
+		}
+	}
+}
+
+func (t *scriptTracker) waiting() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending)
 }
