@@ -519,6 +519,89 @@
     return best;
   }
 
+  // ---- objects, projection, DOM: for actions and contract checks ----
+  function canvasRect() {
+    const r = lastRendererCanvas();
+    if (!r) return null;
+    const b = r.getBoundingClientRect();
+    return { left: b.left, top: b.top, width: b.width, height: b.height };
+  }
+  function lastRendererCanvas() {
+    for (let i = renderers.length - 1; i >= 0; i--) {
+      const c = renderers[i].domElement;
+      if (c && c.isConnected) return c;
+    }
+    let best = null, area = 0;
+    for (const c of document.querySelectorAll('canvas')) {
+      const b = c.getBoundingClientRect();
+      if (b.width * b.height > area) { area = b.width * b.height; best = c; }
+    }
+    return best;
+  }
+  function mul4(e, x, y, z, w) {
+    return [e[0] * x + e[4] * y + e[8] * z + e[12] * w, e[1] * x + e[5] * y + e[9] * z + e[13] * w,
+      e[2] * x + e[6] * y + e[10] * z + e[14] * w, e[3] * x + e[7] * y + e[11] * z + e[15] * w];
+  }
+  // project maps a world point to canvas CSS pixels with the camera last rendered with.
+  function project(p) {
+    const cam = lastCamera, rect = canvasRect();
+    if (!cam || !rect || !cam.projectionMatrix) return null;
+    const inv = cam.matrixWorldInverse ? cam.matrixWorldInverse.elements : null;
+    if (!inv) return null;
+    const v = mul4(inv, p[0], p[1], p[2], 1);
+    const c = mul4(cam.projectionMatrix.elements, v[0], v[1], v[2], v[3]);
+    if (c[3] === 0) return null;
+    const nx = c[0] / c[3], ny = c[1] / c[3], nz = c[2] / c[3];
+    return {
+      x: (nx + 1) / 2 * rect.width, y: (1 - ny) / 2 * rect.height,
+      on_screen: c[3] > 0 && nx >= -1 && nx <= 1 && ny >= -1 && ny <= 1 && nz >= -1 && nz <= 1,
+    };
+  }
+  function findObject(name) {
+    const list = lastScene ? [lastScene].concat(scenes) : scenes;
+    for (const sc of list) {
+      let found = null;
+      const walk = (o) => { if (found || !o) return; if (o.name === name) { found = o; return; } const k = o.children; if (k) for (let i = 0; i < k.length; i++) walk(k[i]); };
+      walk(sc);
+      if (found) return found;
+    }
+    return null;
+  }
+  function hex(c) {
+    if (!c || typeof c.getHex !== 'function') return '';
+    return '#' + (c.getHex() >>> 0).toString(16).padStart(6, '0');
+  }
+  function objectInfo(name) {
+    const o = findObject(name);
+    if (!o) return JSONStringify(null);
+    let visible = true;
+    for (let p = o; p; p = p.parent) if (p.visible === false) visible = false;
+    const e = o.matrixWorld ? o.matrixWorld.elements : null;
+    const pos = e ? [e[12], e[13], e[14]] : [o.position.x, o.position.y, o.position.z];
+    const mat = Array.isArray(o.material) ? o.material[0] : o.material;
+    const scr = project(pos);
+    return JSONStringify({
+      name, type: String(o.type), position: pos.map(round6), visible,
+      color: mat && mat.color ? hex(mat.color) : (o.color ? hex(o.color) : ''),
+      intensity: typeof o.intensity === 'number' ? o.intensity : null,
+      screen: scr ? [round6(scr.x), round6(scr.y)] : null, on_screen: !!(scr && scr.on_screen),
+    });
+  }
+  function projectPoint(p) { return JSONStringify(project(p)); }
+  function domInfo(sel) {
+    let el = null;
+    try { el = document.querySelector(sel); } catch (e) { return JSONStringify({ exists: false, error: String(e.message) }); }
+    if (!el) return JSONStringify({ exists: false, text: '', value: '', visible: false });
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none' && Number(cs.opacity) > 0;
+    return JSONStringify({
+      exists: true, text: String(el.innerText !== undefined ? el.innerText : el.textContent).trim(),
+      value: 'value' in el ? String(el.value) : '', checked: !!el.checked, visible,
+      rect: { x: r.left, y: r.top, width: r.width, height: r.height },
+    });
+  }
+
   function status() {
     return JSONStringify({
       frame, virtualMs: now, timers: timers.size, rafs: rafs.size, gl, threeRevision,
@@ -532,6 +615,10 @@
     realFrame,
     readState,
     pending: () => pendingLoads,
+    canvasRect: () => JSONStringify(canvasRect()),
+    objectInfo,
+    projectPoint,
+    domInfo,
     sceneSummary,
     largestCanvas,
     status,

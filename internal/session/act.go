@@ -1,0 +1,435 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// ErrNoTarget reports that an action's target (a selector, a named object,
+// a world point off the canvas) was not found.
+var ErrNoTarget = errors.New("target not found")
+
+// Point is a position in the page's viewport, in CSS pixels.
+type Point struct{ X, Y float64 }
+
+// CanvasRect is the CSS box of the canvas the page renders to.
+type CanvasRect struct {
+	Left, Top, Width, Height float64
+}
+
+// Canvas returns the box of the canvas last rendered to (or the largest).
+func (s *Session) Canvas(ctx context.Context) (CanvasRect, error) {
+	var raw string
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.canvasRect()", false, &raw); err != nil {
+		return CanvasRect{}, err
+	}
+	var r *struct{ Left, Top, Width, Height float64 }
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		return CanvasRect{}, fmt.Errorf("decoding the canvas box: %w", err)
+	}
+	if r == nil {
+		return CanvasRect{}, fmt.Errorf("the page has no canvas: %w", ErrNoTarget)
+	}
+	return CanvasRect{r.Left, r.Top, r.Width, r.Height}, nil
+}
+
+// ObjectInfo describes a named scene object.
+type ObjectInfo struct {
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	Position  []float64 `json:"position"`
+	Visible   bool      `json:"visible"`
+	Color     string    `json:"color"`
+	Intensity *float64  `json:"intensity"`
+	Screen    []float64 `json:"screen"`
+	OnScreen  bool      `json:"on_screen"`
+}
+
+// Object finds the scene object with the given name (the last rendered
+// scene first) and reports its world position, visibility, colour and
+// screen position in canvas CSS pixels.
+func (s *Session) Object(ctx context.Context, name string) (ObjectInfo, error) {
+	var raw string
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.objectInfo("+jsString(name)+")", false, &raw); err != nil {
+		return ObjectInfo{}, err
+	}
+	var o *ObjectInfo
+	if err := json.Unmarshal([]byte(raw), &o); err != nil {
+		return ObjectInfo{}, fmt.Errorf("decoding object %q: %w", name, err)
+	}
+	if o == nil {
+		return ObjectInfo{}, fmt.Errorf("no scene object named %q: %w", name, ErrNoTarget)
+	}
+	return *o, nil
+}
+
+// Project maps a world point to canvas CSS pixels with the camera last
+// rendered with; ErrNoTarget when it is off screen or there is no camera.
+func (s *Session) Project(ctx context.Context, world []float64) (Point, error) {
+	if len(world) != 3 {
+		return Point{}, fmt.Errorf("a world point needs 3 coordinates, got %d", len(world))
+	}
+	var raw string
+	expr := fmt.Sprintf("window.__wp.projectPoint([%g,%g,%g])", world[0], world[1], world[2])
+	if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &raw); err != nil {
+		return Point{}, err
+	}
+	var p *struct {
+		X, Y     float64
+		OnScreen bool `json:"on_screen"`
+	}
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return Point{}, fmt.Errorf("decoding a projection: %w", err)
+	}
+	if p == nil || !p.OnScreen {
+		return Point{}, fmt.Errorf("world point %v is not on screen: %w", world, ErrNoTarget)
+	}
+	return Point{p.X, p.Y}, nil
+}
+
+// DOMInfo describes an element found by CSS selector.
+type DOMInfo struct {
+	Exists  bool   `json:"exists"`
+	Text    string `json:"text"`
+	Value   string `json:"value"`
+	Checked bool   `json:"checked"`
+	Visible bool   `json:"visible"`
+	Rect    *struct {
+		X, Y, Width, Height float64
+	} `json:"rect,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// DOM reads the element that selector matches first.
+func (s *Session) DOM(ctx context.Context, selector string) (DOMInfo, error) {
+	var raw string
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.domInfo("+jsString(selector)+")", false, &raw); err != nil {
+		return DOMInfo{}, err
+	}
+	var d DOMInfo
+	if err := json.Unmarshal([]byte(raw), &d); err != nil {
+		return DOMInfo{}, fmt.Errorf("decoding element %q: %w", selector, err)
+	}
+	if d.Error != "" {
+		return d, fmt.Errorf("selector %q: %s", selector, d.Error)
+	}
+	return d, nil
+}
+
+// Target names where an action happens: exactly one of a CSS selector, a
+// canvas point (CSS pixels from the canvas's top-left), a named scene
+// object, or a world point.
+type Target struct {
+	Selector string
+	At       []float64
+	Object   string
+	World    []float64
+}
+
+func (t Target) String() string {
+	switch {
+	case t.Selector != "":
+		return "selector " + t.Selector
+	case t.At != nil:
+		return fmt.Sprintf("canvas point %v", t.At)
+	case t.Object != "":
+		return "object " + t.Object
+	case t.World != nil:
+		return fmt.Sprintf("world point %v", t.World)
+	}
+	return "no target"
+}
+
+// Locate turns a target into a viewport point.
+func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
+	switch {
+	case t.Selector != "":
+		d, err := s.DOM(ctx, t.Selector)
+		if err != nil {
+			return Point{}, err
+		}
+		if !d.Exists || !d.Visible || d.Rect == nil {
+			return Point{}, fmt.Errorf("no visible element matches %q: %w", t.Selector, ErrNoTarget)
+		}
+		return Point{d.Rect.X + d.Rect.Width/2, d.Rect.Y + d.Rect.Height/2}, nil
+	case t.At != nil:
+		if len(t.At) != 2 {
+			return Point{}, fmt.Errorf("a canvas point needs 2 coordinates, got %d", len(t.At))
+		}
+		c, err := s.Canvas(ctx)
+		if err != nil {
+			return Point{}, err
+		}
+		return Point{c.Left + t.At[0], c.Top + t.At[1]}, nil
+	case t.Object != "":
+		o, err := s.Object(ctx, t.Object)
+		if err != nil {
+			return Point{}, err
+		}
+		if !o.OnScreen || o.Screen == nil {
+			return Point{}, fmt.Errorf("object %q is not on screen: %w", t.Object, ErrNoTarget)
+		}
+		c, err := s.Canvas(ctx)
+		if err != nil {
+			return Point{}, err
+		}
+		return Point{c.Left + o.Screen[0], c.Top + o.Screen[1]}, nil
+	case t.World != nil:
+		p, err := s.Project(ctx, t.World)
+		if err != nil {
+			return Point{}, err
+		}
+		c, err := s.Canvas(ctx)
+		if err != nil {
+			return Point{}, err
+		}
+		return Point{c.Left + p.X, c.Top + p.Y}, nil
+	}
+	return Point{}, fmt.Errorf("an action needs a target: %w", ErrNoTarget)
+}
+
+func (s *Session) mouse(ctx context.Context, p input.DispatchMouseEventParams) error {
+	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	if p.PointerType == "" {
+		p.PointerType = input.DispatchMouseEventPointerTypeMouse
+	}
+	if _, err := chromedp.Call(cctx, input.DispatchMouseEvent, p); err != nil {
+		if cerr := s.classify(ctx, cctx, err); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("dispatching %s: %w", p.Type, err)
+	}
+	return nil
+}
+
+// settleInput lets input the browser aligns to real frames reach the page.
+func (s *Session) settleInput(ctx context.Context) error {
+	return s.eval(ctx, s.cfg.CallTimeout, "window.__wp.realFrame()", true, nil)
+}
+
+// Click presses and releases the left button at the target.
+func (s *Session) Click(ctx context.Context, t Target) error {
+	p, err := s.Locate(ctx, t)
+	if err != nil {
+		return err
+	}
+	for _, ev := range []input.DispatchMouseEventParams{
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
+		{Type: input.DispatchMouseEventTypeMouseReleased, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, ClickCount: 1},
+	} {
+		if err := s.mouse(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return s.settleInput(ctx)
+}
+
+// Move moves the pointer to the target.
+func (s *Session) Move(ctx context.Context, t Target) error {
+	p, err := s.Locate(ctx, t)
+	if err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y}); err != nil {
+		return err
+	}
+	return s.settleInput(ctx)
+}
+
+// Drag presses at from, moves in steps to to, and releases there.
+func (s *Session) Drag(ctx context.Context, from, to Target, steps int) error {
+	a, err := s.Locate(ctx, from)
+	if err != nil {
+		return err
+	}
+	b, err := s.Locate(ctx, to)
+	if err != nil {
+		return err
+	}
+	steps = max(1, steps)
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: a.X, Y: a.Y}); err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: a.X, Y: a.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
+		return err
+	}
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / float64(steps)
+		x, y := a.X+(b.X-a.X)*f, a.Y+(b.Y-a.Y)*f
+		if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+			return err
+		}
+		if err := s.settleInput(ctx); err != nil {
+			return err
+		}
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: b.X, Y: b.Y, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+		return err
+	}
+	return s.settleInput(ctx)
+}
+
+// Wheel scrolls by (dx, dy) CSS pixels at the target.
+func (s *Session) Wheel(ctx context.Context, t Target, dx, dy float64) error {
+	p, err := s.Locate(ctx, t)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	params := wheelParams{Type: string(input.DispatchMouseEventTypeMouseWheel), X: p.X, Y: p.Y, DeltaX: dx, DeltaY: dy}
+	if _, err := chromedp.Call(cctx, dispatchWheel, params); err != nil {
+		if cerr := s.classify(ctx, cctx, err); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("dispatching a wheel event: %w", err)
+	}
+	return s.settleInput(ctx)
+}
+
+// wheelParams is Input.dispatchMouseEvent for wheels: the protocol wants
+// both deltas even when one is zero, which the generated type omits.
+type wheelParams struct {
+	Type   string  `json:"type"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	DeltaX float64 `json:"deltaX"`
+	DeltaY float64 `json:"deltaY"`
+}
+
+var dispatchWheel = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
+
+// keyByName maps KeyboardEvent.key values (and a few aliases) to key data.
+var keyByName = func() map[string]*kb.Key {
+	m := map[string]*kb.Key{}
+	for r, k := range kb.Keys {
+		if _, ok := m[k.Key]; !ok || (k.Text != "" && unicodeLower(r)) {
+			m[k.Key] = k
+		}
+	}
+	m["Space"] = kb.Keys[' ']
+	m["Spacebar"] = kb.Keys[' ']
+	m["Esc"] = m["Escape"]
+	m["Return"] = m["Enter"]
+	return m
+}()
+
+func unicodeLower(r rune) bool { return r >= 'a' && r <= 'z' }
+
+// Key sends a key event: kind is "down", "up" or "press" (down then up);
+// key is a KeyboardEvent.key value such as " ", "r", "1", "ArrowUp", "Enter".
+func (s *Session) Key(ctx context.Context, kind, key string) error {
+	k, ok := keyByName[key]
+	if !ok {
+		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, ErrNoTarget)
+	}
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.Key, Code: k.Code, Text: k.Text,
+		UnmodifiedText: k.Unmodified, WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native}
+	if !k.Print {
+		down.Type = input.DispatchKeyEventTypeRawKeyDown
+		down.Text, down.UnmodifiedText = "", ""
+	}
+	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.Key, Code: k.Code,
+		WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native}
+	var evs []input.DispatchKeyEventParams
+	switch kind {
+	case "down":
+		evs = []input.DispatchKeyEventParams{down}
+	case "up":
+		evs = []input.DispatchKeyEventParams{up}
+	case "press", "":
+		evs = []input.DispatchKeyEventParams{down, up}
+	default:
+		return fmt.Errorf("key event kind %q: want down, up or press", kind)
+	}
+	for _, ev := range evs {
+		cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+		_, err := chromedp.Call(cctx, input.DispatchKeyEvent, ev)
+		if err != nil {
+			cerr := s.classify(ctx, cctx, err)
+			cancel()
+			if cerr != nil {
+				return cerr
+			}
+			return fmt.Errorf("dispatching key %q: %w", key, err)
+		}
+		cancel()
+	}
+	return s.settleInput(ctx)
+}
+
+// Type focuses the element, replaces its text with text as a user would
+// type it, and fires change.
+func (s *Session) Type(ctx context.Context, selector, text string) error {
+	var found bool
+	expr := fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (!el) return false;
+		el.focus(); if (typeof el.select === 'function') el.select(); return true; })()`, jsString(selector))
+	if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &found); err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("no element matches %q: %w", selector, ErrNoTarget)
+	}
+	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	_, err := chromedp.Call(cctx, input.InsertText, input.InsertTextParams{Text: text})
+	if err != nil {
+		cerr := s.classify(ctx, cctx, err)
+		cancel()
+		if cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("typing into %q: %w", selector, err)
+	}
+	cancel()
+	change := fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (el) el.dispatchEvent(new Event('change', {bubbles: true})); })()`, jsString(selector))
+	if err := s.eval(ctx, s.cfg.CallTimeout, change, false, nil); err != nil {
+		return err
+	}
+	return s.settleInput(ctx)
+}
+
+// Reload loads the page again from scratch: a fresh document, clock and
+// random sequence.
+func (s *Session) Reload(ctx context.Context) error {
+	s.loaded.Store(false)
+	s.frame.Store(0)
+	s.rec.with(func(l *Log) { l.NavigatedAway = "" })
+	return s.navigate(ctx)
+}
+
+// Pixels is a screenshot of the canvas with its frame number.
+type Pixels struct {
+	Frame int
+	Rect  CanvasRect
+	PNG   []byte
+}
+
+// CanvasPixels presents the last drawn frame and captures the canvas.
+func (s *Session) CanvasPixels(ctx context.Context) (Pixels, error) {
+	if err := s.Present(ctx); err != nil {
+		return Pixels{}, err
+	}
+	r, err := s.Canvas(ctx)
+	if err != nil {
+		return Pixels{}, err
+	}
+	png, err := s.Screenshot(ctx, &CanvasBox{X: r.Left, Y: r.Top, Width: r.Width, Height: r.Height}, s.cfg.GPUTimeout)
+	if err != nil {
+		return Pixels{}, err
+	}
+	return Pixels{Frame: s.Frame(), Rect: r, PNG: png}, nil
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,134 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/pixel"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+var (
+	testBrowser  *browser.Browser
+	testResolver *resolve.Resolver
+	setupErr     error
+)
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		nm, _ := filepath.Abs("../../web/node_modules")
+		testResolver, setupErr = resolve.New(nm)
+		if setupErr == nil {
+			testBrowser, setupErr = browser.Launch(context.Background(), browser.Options{Jobs: 2})
+		}
+		if testBrowser != nil {
+			defer testBrowser.Close()
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func open(t *testing.T, page string) *Session {
+	t.Helper()
+	require.NoError(t, setupErr, "run 'make setup'")
+	s, err := Open(context.Background(), testBrowser, testResolver, page, Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 20 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.True(t, s.Loaded())
+	return s
+}
+
+type actionState struct {
+	Clicks int       `json:"clicks"`
+	Hits   int       `json:"hits"`
+	Last   []float64 `json:"last"`
+	Keys   []string  `json:"keys"`
+	Name   string    `json:"name"`
+	Wheel  float64   `json:"wheel"`
+	Drags  int       `json:"drags"`
+}
+
+func state(t *testing.T, s *Session) actionState {
+	t.Helper()
+	st, err := s.ReadState(context.Background())
+	require.NoError(t, err)
+	var a actionState
+	require.NoError(t, json.Unmarshal(st.JSON, &a))
+	return a
+}
+
+func TestActions(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "actions.html"))
+	_, err := s.Step(ctx, 2, true)
+	require.NoError(t, err)
+
+	o, err := s.Object(ctx, "cube")
+	require.NoError(t, err)
+	require.Equal(t, "#ff0000", o.Color)
+	require.Equal(t, []float64{0, 0, 0}, o.Position)
+	require.True(t, o.OnScreen)
+	require.InDelta(t, 200, o.Screen[0], 0.01)
+	require.InDelta(t, 150, o.Screen[1], 0.01)
+
+	require.NoError(t, s.Click(ctx, Target{Object: "cube"}))
+	a := state(t, s)
+	require.Equal(t, 1, a.Clicks)
+	require.Equal(t, 1, a.Hits)
+	require.Equal(t, []float64{200, 150}, a.Last)
+
+	require.NoError(t, s.Click(ctx, Target{At: []float64{10, 10}}))
+	a = state(t, s)
+	require.Equal(t, 2, a.Clicks)
+	require.Equal(t, 1, a.Hits, "a click off the cube misses it")
+
+	require.NoError(t, s.Click(ctx, Target{World: []float64{0.4, 0.4, 0.5}}))
+	require.Equal(t, 2, state(t, s).Hits)
+
+	require.NoError(t, s.Key(ctx, "press", " "))
+	require.NoError(t, s.Key(ctx, "press", "ArrowUp"))
+	require.NoError(t, s.Key(ctx, "down", "r"))
+	require.NoError(t, s.Type(ctx, "#name", "Ada"))
+	require.NoError(t, s.Wheel(ctx, Target{At: []float64{200, 150}}, 0, 120))
+	require.NoError(t, s.Drag(ctx, Target{At: []float64{50, 50}}, Target{At: []float64{150, 50}}, 5))
+	a = state(t, s)
+	require.Equal(t, []string{" ", "ArrowUp", "r"}, a.Keys)
+	require.Equal(t, "Ada", a.Name)
+	require.Equal(t, 120.0, a.Wheel)
+	require.Equal(t, 5, a.Drags)
+
+	d, err := s.DOM(ctx, "#hud")
+	require.NoError(t, err)
+	require.True(t, d.Exists && d.Visible)
+	require.Equal(t, "clicks: 4", d.Text)
+
+	for _, bad := range []Target{{Selector: "#missing"}, {Object: "nothing"}, {World: []float64{0, 0, 50}}} {
+		require.ErrorIs(t, s.Click(ctx, bad), ErrNoTarget, "target %s", bad)
+	}
+	require.ErrorIs(t, s.Key(ctx, "press", "NoSuchKey"), ErrNoTarget)
+
+	_, err = s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	px, err := s.CanvasPixels(ctx)
+	require.NoError(t, err)
+	img, err := pixel.DecodePNG(px.PNG)
+	require.NoError(t, err)
+	r, g, b, _ := img.At(200, 150).RGBA()
+	require.Equal(t, [3]uint32{255, 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8}, "the cube is red at its screen position")
+	r, g, b, _ = img.At(5, 5).RGBA()
+	require.Equal(t, [3]uint32{0, 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8})
+
+	require.NoError(t, s.Reload(ctx))
+	require.Equal(t, 0, s.Frame())
+	_, err = s.Step(ctx, 1, false)
+	require.NoError(t, err)
+	require.Equal(t, 0, state(t, s).Clicks, "a reload starts from scratch")
+}
