@@ -1,0 +1,51 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+func TestPassAtK(t *testing.T) {
+	require.Equal(t, 0.0, PassAtK(5, 0, 1))
+	require.Equal(t, 1.0, PassAtK(5, 5, 1))
+	require.InDelta(t, 0.4, PassAtK(5, 2, 1), 1e-12)
+	require.InDelta(t, 1-(3.0/5)*(2.0/4), PassAtK(5, 2, 2), 1e-12) // 0.7
+	require.Equal(t, 1.0, PassAtK(3, 2, 2))
+	require.Equal(t, 0.0, PassAtK(0, 0, 1))
+}
+
+func TestLeaderboard(t *testing.T) {
+	tr := func(model, task, cat, diff string, pass bool, v float64, crash bool) *result.Trial {
+		o := result.OutcomeOK
+		if crash {
+			o = result.OutcomeCrash
+		}
+		return &result.Trial{Model: model, Task: task, Category: cat, Difficulty: diff, Pass: pass, VCov: v, ACov: v, SCov: v, TCov: v, Outcome: o}
+	}
+	trials := []*result.Trial{
+		tr("a", "t1", "simulation", "D2", true, 1, false),
+		tr("a", "t1", "simulation", "D2", false, 0.5, false), // second sample of t1
+		tr("a", "t2", "rendering", "D3", false, 0, true),
+		tr("b", "t1", "simulation", "D2", true, 1, false),
+		tr("b", "t2", "rendering", "D3", true, 1, false),
+	}
+	rows := Leaderboard(trials)
+	require.Len(t, rows, 2)
+	require.Equal(t, "b", rows[0].Model)
+	require.Equal(t, 1.0, rows[0].VCov)
+	require.Equal(t, 1.0, rows[0].Pass1)
+	a := rows[1]
+	require.Equal(t, "a", a.Model)
+	require.Equal(t, 3, a.Trials)
+	require.Equal(t, 2, a.Tasks)
+	require.Equal(t, 1, a.Crashes)
+	require.InDelta(t, 0.5, a.VCov, 1e-12)
+	require.InDelta(t, (0.5+0)/2, a.Pass1, 1e-12) // t1: 1 of 2 samples; t2: 0
+	require.InDelta(t, 0.75, a.ByCategory["simulation"].VCov, 1e-12)
+	require.Equal(t, 0.0, a.ByCategory["rendering"].VCov)
+	require.Equal(t, []string{"rendering", "simulation"}, Categories(trials))
+	require.Nil(t, a.Robust)
+}

@@ -1,0 +1,50 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+func trials(dir string) []*result.Trial {
+	return []*result.Trial{
+		{Task: "simulation/bouncing-ball", Category: "simulation", Difficulty: "D2", Model: "oracle", Candidate: "solution", Outcome: "ok", Pass: true, VCov: 1, ACov: 1, SCov: 1, TCov: 1},
+		{Task: "simulation/bouncing-ball", Category: "simulation", Difficulty: "D2", Model: "fixtures", Candidate: "energy-gain", Outcome: "ok", VCov: 0.5, ACov: 1, SCov: 0.5, TCov: 0.25, Attribution: "physics_violation",
+			Screenshot: filepath.Join(dir, "trials", "x", "screenshot.png"),
+			Assertions: []result.Assertion{{Probe: "apex", Level: "invariant", Status: "fail", Message: "after.y = 5.3, want <= 5.01 <script>"}}},
+	}
+}
+
+func TestTable(t *testing.T) {
+	var b bytes.Buffer
+	Table(&b, trials(""))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 3)
+	require.Equal(t, "model            trials   V-Cov   A-Cov   S-Cov   T-Cov  pass@1 crashes   simulation", lines[0])
+	require.Equal(t, "oracle                1  100.0%  100.0%  100.0%  100.0%  100.0%       0       100.0%", lines[1])
+	require.Equal(t, "fixtures              1   50.0%  100.0%   50.0%   25.0%    0.0%       0        50.0%", lines[2])
+	b.Reset()
+	Failures(&b, trials(""))
+	require.Equal(t, "simulation/bouncing-ball  fixtures/energy-gain: physics_violation\n    fail   invariant/apex: after.y = 5.3, want <= 5.01 <script>\n", b.String())
+}
+
+func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: trials(dir)}))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	html := string(b)
+	require.Contains(t, html, `src="trials/x/screenshot.png"`)
+	require.Contains(t, html, "want &lt;= 5.01 &lt;script&gt;")
+	require.Contains(t, html, "physics_violation")
+	require.NotContains(t, html, "http://")
+	require.NotContains(t, html, "https://")
+	require.Contains(t, html, `style="width:50.0%"`)
+}

@@ -1,0 +1,77 @@
+// Package report renders run results: a terminal leaderboard and a
+// self-contained HTML report that works offline.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/metrics"
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+// Table writes the leaderboard as a fixed-width text table.
+func Table(w io.Writer, trials []*result.Trial) {
+	rows := metrics.Leaderboard(trials)
+	cats := metrics.Categories(trials)
+	fmt.Fprintf(w, "%-16s %6s %7s %7s %7s %7s %7s %7s", "model", "trials", "V-Cov", "A-Cov", "S-Cov", "T-Cov", "pass@1", "crashes")
+	for _, c := range cats {
+		fmt.Fprintf(w, " %12s", abbrev(c, 12))
+	}
+	robust := false
+	for _, r := range rows {
+		robust = robust || r.Robust != nil
+	}
+	if robust {
+		fmt.Fprintf(w, " %7s %7s %7s", "core", "robust", "drop")
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-16s %6d %7s %7s %7s %7s %7s %7d", abbrev(r.Model, 16), r.Trials, pct(r.VCov), pct(r.ACov), pct(r.SCov), pct(r.TCov), pct(r.Pass1), r.Crashes)
+		for _, c := range cats {
+			if s, ok := r.ByCategory[c]; ok {
+				fmt.Fprintf(w, " %12s", pct(s.VCov))
+			} else {
+				fmt.Fprintf(w, " %12s", "-")
+			}
+		}
+		if robust {
+			if r.Robust != nil {
+				fmt.Fprintf(w, " %7s %7s %7s", pct(r.Core.VCov), pct(r.Robust.VCov), pct(r.Core.VCov-r.Robust.VCov))
+			} else {
+				fmt.Fprintf(w, " %7s %7s %7s", "-", "-", "-")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+func abbrev(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// Failures writes, per failed trial, its failing assertions.
+func Failures(w io.Writer, trials []*result.Trial) {
+	for _, t := range trials {
+		if t.Pass {
+			continue
+		}
+		what := t.Attribution
+		if t.Outcome == result.OutcomeCrash {
+			what = "crash (" + t.CrashKind + ")"
+		}
+		fmt.Fprintf(w, "%s  %s/%s: %s\n", t.Task, t.Model, t.Candidate, what)
+		if t.CrashMessage != "" {
+			fmt.Fprintf(w, "    %s\n", t.CrashMessage)
+		}
+		for _, a := range t.Failed() {
+			fmt.Fprintf(w, "    %-6s %s/%s: %s\n", a.Status, a.Level, a.Probe, strings.ReplaceAll(a.Message, "\n", " "))
+		}
+	}
+}

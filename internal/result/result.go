@@ -1,0 +1,81 @@
+// Package result holds the plain result types shared by the runner, the
+// store, the metrics and the report. It depends on nothing else in
+// worldprobe, so the arrows between those packages point one way.
+package result
+
+import "time"
+
+// Assertion statuses.
+const (
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error"
+)
+
+// Trial outcomes. A crash scores zero; its kind is in CrashKind.
+const (
+	OutcomeOK    = "ok"
+	OutcomeCrash = "crash"
+)
+
+// Assertion is the verdict of one assertion of a contract probe.
+type Assertion struct {
+	Probe   string `json:"probe"`
+	Level   string `json:"level"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Expr    string `json:"expr,omitempty"`
+}
+
+// Trial is one candidate page judged against one task's contract. Its JSON
+// form is result.json in the trial's folder (schema: docs/schemas.md).
+type Trial struct {
+	Key          string      `json:"key"`
+	Task         string      `json:"task"`
+	Category     string      `json:"category"`
+	Subdomain    string      `json:"subdomain,omitempty"`
+	Difficulty   string      `json:"difficulty"`
+	Variant      string      `json:"variant,omitempty"`
+	Model        string      `json:"model"`
+	Candidate    string      `json:"candidate"`
+	Sample       int         `json:"sample"`
+	Outcome      string      `json:"outcome"`
+	CrashKind    string      `json:"crash_kind"`
+	CrashMessage string      `json:"crash_message,omitempty"`
+	Pass         bool        `json:"pass"`
+	VCov         float64     `json:"v_cov"`
+	ACov         float64     `json:"a_cov"`
+	SCov         float64     `json:"s_cov"`
+	TCov         float64     `json:"t_cov"`
+	Attribution  string      `json:"attribution"`
+	Assertions   []Assertion `json:"assertions"`
+	Screenshot   string      `json:"screenshot,omitempty"`
+	Artifacts    []string    `json:"artifacts,omitempty"`
+	StartedAt    time.Time   `json:"started_at"`
+	DurationMs   float64     `json:"duration_ms"`
+}
+
+// Failed returns the assertions that did not pass.
+func (t *Trial) Failed() []Assertion {
+	var out []Assertion
+	for _, a := range t.Assertions {
+		if a.Status != StatusPass {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Class is the trial's class for --rerun: "crash", "timeout" (a crash of
+// kind timeout), "fail" or "pass".
+func (t *Trial) Class() string {
+	switch {
+	case t.Outcome == OutcomeCrash && t.CrashKind == "timeout":
+		return "timeout"
+	case t.Outcome == OutcomeCrash:
+		return "crash"
+	case t.Pass:
+		return "pass"
+	}
+	return "fail"
+}

@@ -1,0 +1,106 @@
+// Package store keeps trial results in a database behind a narrow
+// interface. SQLite (modernc.org/sqlite, no cgo) is the default; the schema
+// is embedded and applied on open.
+package store
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// Store saves and lists trials.
+type Store interface {
+	// Save inserts or replaces a trial and its assertions atomically.
+	Save(ctx context.Context, t *result.Trial) error
+	// Trials lists every stored trial, ordered by key.
+	Trials(ctx context.Context) ([]*result.Trial, error)
+	// Close releases the database.
+	Close() error
+}
+
+// SQLite is a Store in one SQLite file.
+type SQLite struct{ db *sql.DB }
+
+// OpenSQLite opens (creating if needed) the database at path.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("creating the schema in %s: %w", path, err)
+	}
+	return &SQLite{db: db}, nil
+}
+
+// Save implements Store.
+func (s *SQLite) Save(ctx context.Context, t *result.Trial) error {
+	doc, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("encoding trial %s: %w", t.Key, err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("saving trial %s: %w", t.Key, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM assertions WHERE trial_key = ?`, t.Key); err != nil {
+		return fmt.Errorf("saving trial %s: %w", t.Key, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO trials
+		(key, task, category, difficulty, variant, model, candidate, sample, outcome, crash_kind, pass,
+		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Key, t.Task, t.Category, t.Difficulty, t.Variant, t.Model, t.Candidate, t.Sample, t.Outcome, t.CrashKind,
+		t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc))
+	if err != nil {
+		return fmt.Errorf("saving trial %s: %w", t.Key, err)
+	}
+	for i, a := range t.Assertions {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO assertions (trial_key, idx, probe, level, status, message, expr)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, t.Key, i, a.Probe, a.Level, a.Status, a.Message, a.Expr); err != nil {
+			return fmt.Errorf("saving trial %s: %w", t.Key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("saving trial %s: %w", t.Key, err)
+	}
+	return nil
+}
+
+// Trials implements Store.
+func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM trials ORDER BY key`)
+	if err != nil {
+		return nil, fmt.Errorf("listing trials: %w", err)
+	}
+	defer rows.Close()
+	var out []*result.Trial
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, fmt.Errorf("listing trials: %w", err)
+		}
+		t := &result.Trial{}
+		if err := json.Unmarshal([]byte(doc), t); err != nil {
+			return nil, fmt.Errorf("decoding a stored trial: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Close implements Store.
+func (s *SQLite) Close() error { return s.db.Close() }
