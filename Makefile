@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium web build demo test test-slow bench vet fmt clean
+.PHONY: all setup chromium web build demo check-suite test test-slow bench vet fmt clean
 
 all: build
 
@@ -28,12 +28,15 @@ $(WEB)/node_modules/.worldprobe-installed: $(WEB)/package-lock.json $(WEB)/packa
 build:
 	$(GO) build -o $(BIN) ./cmd/worldprobe
 
-## demo: inspect the bundled example pages and print where the report is
+## demo: judge the starter suite (reference solutions as "oracle", flawed fixtures as
+## "fixtures"), print the leaderboard and where the report is
 demo: setup
-	@mkdir -p out/demo
-	@./$(BIN) inspect --screenshot out/demo examples/*/index.html | tee out/demo/summary.txt; \
-	 ./$(BIN) inspect --json examples/*/index.html > out/demo/report.json 2>/dev/null; \
-	 echo; echo "report: out/demo/report.json (summary: out/demo/summary.txt, screenshots: out/demo/)"
+	rm -rf out/demo
+	./$(BIN) run suites/starter --oracle --fixtures --out out/demo
+
+## check-suite: 'task check' every starter task (reference ×3, fixtures)
+check-suite: setup
+	./$(BIN) task check suites/starter
 
 ## test: install what is missing and run every test
 test: setup vet

@@ -8,11 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // schemas maps a name to the JSON Schema it prints.
 var schemas = map[string]func() []byte{
 	"models": llm.ModelsSchema,
+	"task":   task.Schema,
 }
 
 // NewCmdSchema prints JSON Schemas of worldprobe's file formats.

@@ -100,3 +100,34 @@ func far(a, b [4]uint8) bool {
 	}
 	return false
 }
+
+// RGBA is a colour with float channels, 0–255.
+type RGBA struct{ R, G, B, A float64 }
+
+// At reads one pixel as 0–255 channels.
+func At(img image.Image, x, y int) RGBA {
+	r, g, b, a := img.At(x, y).RGBA()
+	return RGBA{float64(r >> 8), float64(g >> 8), float64(b >> 8), float64(a >> 8)}
+}
+
+// Mean is the mean colour over r (which must lie inside img).
+func Mean(img image.Image, r image.Rectangle) RGBA {
+	var sum RGBA
+	n := float64(r.Dx() * r.Dy())
+	if n == 0 {
+		return sum
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := At(img, x, y)
+			sum.R += c.R
+			sum.G += c.G
+			sum.B += c.B
+			sum.A += c.A
+		}
+	}
+	return RGBA{sum.R / n, sum.G / n, sum.B / n, sum.A / n}
+}
+
+// Luma is Rec. 601 luma of 0–255 channels.
+func Luma(r, g, b float64) float64 { return 0.299*r + 0.587*g + 0.114*b }

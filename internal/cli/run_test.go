@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+func tinySuite() string { return filepath.Join("..", "run", "testdata", "suite") }
+
+func readTrials(t *testing.T, out string) map[string]*result.Trial {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*", "result.json"))
+	require.NoError(t, err)
+	trials := map[string]*result.Trial{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		tr := &result.Trial{}
+		require.NoError(t, json.Unmarshal(b, tr), "file %s", f)
+		trials[filepath.Base(filepath.Dir(f))] = tr
+	}
+	return trials
+}
+
+func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out)
+	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
+	require.Contains(t, stdout, "oracle                1  100.0%")
+	require.Contains(t, stdout, "ok   simulation/tiny/frozen: fails as expected: the box never moves")
+	require.FileExists(t, filepath.Join(out, "report.html"))
+	require.FileExists(t, filepath.Join(out, "results.db"))
+	require.FileExists(t, filepath.Join(out, "lock.json"))
+	trials := readTrials(t, out)
+	require.Len(t, trials, 2)
+	oracle := trials["simulation_tiny__oracle__solution__s0"]
+	require.NotNil(t, oracle)
+	require.True(t, oracle.Pass)
+	require.Equal(t, 1.0, oracle.VCov)
+	require.Equal(t, "ok", oracle.Outcome)
+	require.FileExists(t, filepath.Join(out, "trials", "simulation_tiny__oracle__solution__s0", "screenshot.png"))
+	frozen := trials["simulation_tiny__fixtures__frozen__s0"]
+	require.False(t, frozen.Pass)
+	require.Equal(t, []result.Assertion{{Probe: "moves_at_one_metre_per_second", Level: "transition", Status: "fail",
+		Message: frozen.Failed()[0].Message, Expr: "approx(s.x - before.x, 1.0, 0.05)"}}, frozen.Failed())
+
+	// The same command again keeps everything.
+	code, stdout, stderr = execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out)
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stderr, "resuming: 2 finished trials kept, 0 to run")
+	require.Contains(t, stdout, "2 trials (0 run, 2 kept)")
+
+	// --rerun fail runs the failing fixture again, nothing else.
+	code, stdout, stderr = execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out, "--rerun", "fail")
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stdout, "2 trials (1 run, 1 kept)")
+
+	// Another configuration in the same folder is refused.
+	code, _, stderr = execute(t, "run", tinySuite(), "--oracle", "--out", out)
+	require.Equal(t, ExitRuntime, code)
+	require.Contains(t, stderr, "different configuration")
+}
+
+// TestKill9LosesNoFinishedTrial kills the real binary mid-run and resumes.
+func TestKill9LosesNoFinishedTrial(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "worldprobe")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/worldprobe")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", tinySuite(), "--oracle", "--repeat", "6", "--jobs", "1", "--out", out, "--web", webDir(t)}
+	cmd := exec.Command(bin, args...)
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(readTrials(t, out)) >= 2 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	before := readTrials(t, out)
+	require.GreaterOrEqual(t, len(before), 2)
+	require.Less(t, len(before), 6, "the run was killed before it finished")
+
+	res, err := exec.Command(bin, args...).CombinedOutput()
+	require.NoError(t, err, string(res))
+	require.Contains(t, string(res), "resuming: "+itoa(len(before))+" finished trials kept")
+	after := readTrials(t, out)
+	require.Len(t, after, 6)
+	for name, tr := range before {
+		require.Equal(t, tr.Key, after[name].Key)
+		require.Equal(t, tr.StartedAt, after[name].StartedAt, "finished trial %s was kept, not rerun", name)
+	}
+	for _, tr := range after {
+		require.True(t, tr.Pass)
+	}
+	entries, _ := os.ReadDir(filepath.Join(out, "trials"))
+	for _, e := range entries {
+		require.False(t, strings.HasSuffix(e.Name(), ".tmp"))
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

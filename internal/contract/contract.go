@@ -1,0 +1,285 @@
+package contract
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Probe levels.
+const (
+	LevelAffordance = "affordance"
+	LevelState      = "state"
+	LevelTransition = "transition"
+	LevelInvariant  = "invariant"
+)
+
+// Levels lists the probe levels in scoring order.
+func Levels() []string {
+	return []string{LevelAffordance, LevelState, LevelTransition, LevelInvariant}
+}
+
+// InterfaceProbe is the name of the automatic probe that checks the
+// declared state interface; contracts may not use it.
+const InterfaceProbe = "interface"
+
+// Version is the contract format version this package reads.
+const Version = 1
+
+// StepKind names what a step does; it is the step's key in contract.yaml.
+type StepKind string
+
+// Step kinds.
+const (
+	StepSnapshot StepKind = "snapshot"
+	StepStep     StepKind = "step"
+	StepWait     StepKind = "wait"
+	StepAssert   StepKind = "assert"
+	StepTrace    StepKind = "trace"
+	StepClick    StepKind = "click"
+	StepDrag     StepKind = "drag"
+	StepMove     StepKind = "move"
+	StepWheel    StepKind = "wheel"
+	StepKey      StepKind = "key"
+	StepType     StepKind = "type"
+	StepReload   StepKind = "reload"
+)
+
+// StepKinds lists every step kind in documentation order.
+func StepKinds() []StepKind {
+	return []StepKind{StepSnapshot, StepStep, StepWait, StepAssert, StepTrace, StepClick, StepDrag,
+		StepMove, StepWheel, StepKey, StepType, StepReload}
+}
+
+// Contract is a parsed and compiled contract.yaml. It is read-only once
+// parsed: several Runs may share it concurrently.
+type Contract struct {
+	// File is the path the contract was read from ("contract.yaml" when parsed from bytes).
+	File    string
+	Version int
+	Probes  []*Probe
+}
+
+// Probe is one scenario, run in a fresh page load.
+type Probe struct {
+	Name  string
+	Level string
+	// FPS overrides the task's frame rate for this probe; 0 means the task's.
+	FPS         float64
+	Description string
+	// Setup steps run first and are not scored; a failing assertion in
+	// setup is a failed precondition that turns every assertion of the
+	// probe into an error.
+	Setup []Step
+	Steps []Step
+	// Line is the line of the probe in the file.
+	Line int
+}
+
+// Step is one step of a probe; Kind says which of the fields is set.
+type Step struct {
+	Kind StepKind
+	Line int
+
+	Snapshot string     // snapshot: the name of the snapshot
+	Frames   int        // step: frames to advance
+	WaitMs   float64    // wait: virtual milliseconds to advance
+	Assert   *Assertion // assert
+	Trace    *TraceSpec // trace
+	Click    *Target    // click
+	Drag     *DragSpec  // drag
+	Move     *Target    // move
+	Wheel    *WheelSpec // wheel
+	Key      *KeySpec   // key
+	Type     *TypeSpec  // type
+}
+
+// TraceSpec steps Frames frames and samples the state every Every frames.
+type TraceSpec struct {
+	Name   string
+	Frames int
+	Every  int
+}
+
+// Samples is the number of states a trace records: the state before the
+// first frame, after every Every frames, and after the last frame.
+func (t TraceSpec) Samples() int {
+	n := 1 + t.Frames/t.Every
+	if t.Frames%t.Every != 0 {
+		n++
+	}
+	return n
+}
+
+// DragSpec presses at From, moves to To in Steps pointer moves, and releases.
+type DragSpec struct {
+	From, To Target
+	Steps    int
+}
+
+// WheelSpec scrolls by DX, DY at a target.
+type WheelSpec struct {
+	Target Target
+	DX, DY float64
+}
+
+// KeySpec is a key event: Kind is down, up or press.
+type KeySpec struct {
+	Kind string
+	Key  string
+}
+
+// TypeSpec types Text into the element matching Selector.
+type TypeSpec struct {
+	Selector string
+	Text     string
+}
+
+// Load reads, parses and compiles a contract file.
+func Load(path string) (*Contract, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and compiles a contract; file names it in error messages.
+// All problems found are returned together (errors.Join of *PosError).
+func Parse(file string, data []byte) (*Contract, error) {
+	if file == "" {
+		file = "contract.yaml"
+	}
+	p := &parser{file: file}
+	c := p.contract(data)
+	if len(p.errs) > 0 {
+		return nil, p.err()
+	}
+	return c, nil
+}
+
+// Assertions returns every assertion of the contract in order, setup ones included.
+func (c *Contract) Assertions() []*Assertion {
+	var out []*Assertion
+	for _, p := range c.Probes {
+		out = append(out, p.Assertions()...)
+	}
+	return out
+}
+
+// Probe returns the probe with the given name, or nil.
+func (c *Contract) Probe(name string) *Probe {
+	for _, p := range c.Probes {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Assertions returns the probe's scored assertions (those in steps).
+func (p *Probe) Assertions() []*Assertion {
+	var out []*Assertion
+	for _, s := range p.Steps {
+		if s.Assert != nil {
+			out = append(out, s.Assert)
+		}
+	}
+	return out
+}
+
+// Frames is the number of frames the probe steps in all (setup included)
+// at frame rate fps, the probe's own when it sets one.
+func (p *Probe) Frames(fps float64) int {
+	if p.FPS > 0 {
+		fps = p.FPS
+	}
+	n := 0
+	for _, steps := range [][]Step{p.Setup, p.Steps} {
+		for _, s := range steps {
+			n += s.frames(fps)
+		}
+	}
+	return n
+}
+
+// frames is what the step advances the clock by at fps.
+func (s Step) frames(fps float64) int {
+	switch s.Kind {
+	case StepStep:
+		return s.Frames
+	case StepWait:
+		return WaitFrames(s.WaitMs, fps)
+	case StepTrace:
+		return s.Trace.Frames
+	}
+	return 0
+}
+
+// WaitFrames converts virtual milliseconds to whole frames, rounding up:
+// ceil(ms × fps / 1000). A product within 1e-9 of a whole number counts as
+// that number, so 500 ms at 60 fps is 30 frames, not 31.
+func WaitFrames(ms, fps float64) int {
+	f := ms * fps / 1000
+	n := int(f)
+	if f-float64(n) > 1e-9 {
+		n++
+	}
+	return n
+}
+
+// CheckBudget returns an error for every probe that steps more than budget
+// frames at the task's frame rate fps. A budget of 0 means no limit.
+func (c *Contract) CheckBudget(fps float64, budget int) []error {
+	if budget <= 0 {
+		return nil
+	}
+	var errs []error
+	for _, p := range c.Probes {
+		if n := p.Frames(fps); n > budget {
+			errs = append(errs, &PosError{File: c.File, Line: p.Line,
+				Msg: fmt.Sprintf("probe %s steps %d frames, more than the task's frame budget of %d", p.Name, n, budget)})
+		}
+	}
+	return errs
+}
+
+// PosError is a problem at a line of a file.
+type PosError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// Error renders "file:line: message".
+func (e *PosError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", filepath.ToSlash(e.File), e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", filepath.ToSlash(e.File), e.Msg)
+}
+
+var (
+	identRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	probeNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+)
+
+// celKeywords may name neither a snapshot nor a trace: CEL cannot even
+// select them as a field (trace.in).
+var celKeywords = map[string]bool{"true": true, "false": true, "null": true, "in": true}
+
+// notSnapshots may not name a snapshot, which becomes a CEL variable: the
+// other variables and CEL's reserved identifiers.
+var notSnapshots = map[string]bool{
+	VarState: true, VarTrace: true, VarParams: true, VarFrame: true, VarTime: true,
+	"as": true, "break": true, "const": true, "continue": true, "else": true, "for": true, "function": true,
+	"if": true, "import": true, "let": true, "loop": true, "package": true, "namespace": true,
+	"return": true, "var": true, "void": true, "while": true,
+}
+
+// joinList renders names for messages: "a, b, c".
+func joinList(xs []string) string {
+	return strings.Join(xs, ", ")
+}

@@ -1,0 +1,120 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Target is where an action lands. Exactly one field is set:
+//
+//   - Selector: the centre of the first element matching a CSS selector;
+//   - At: [x, y] in CSS pixels relative to the page's largest canvas;
+//   - Object: the screen position of the named scene object;
+//   - World: [x, y, z] in world space, projected with the active camera.
+type Target struct {
+	Selector string    `json:"selector,omitempty"`
+	At       []float64 `json:"at,omitempty"`
+	Object   string    `json:"object,omitempty"`
+	World    []float64 `json:"world,omitempty"`
+}
+
+// String renders the target as it is written in a contract, e.g.
+// {selector: "#start"} or {at: [100, 200]}.
+func (t Target) String() string {
+	switch {
+	case t.Selector != "":
+		return fmt.Sprintf("{selector: %q}", t.Selector)
+	case t.At != nil:
+		return "{at: " + formatFloats(t.At) + "}"
+	case t.Object != "":
+		return fmt.Sprintf("{object: %q}", t.Object)
+	case t.World != nil:
+		return "{world: " + formatFloats(t.World) + "}"
+	}
+	return "{}"
+}
+
+// Page is one loaded page as a contract sees it. The caller implements it
+// over a browser session; the contract package only drives it.
+//
+// Methods that take a selector, object name or point return an error
+// wrapping [ErrTargetNotFound] when it does not resolve (no such element or
+// object, or a point off the canvas). Any other error is a page failure
+// (the page crashed, hung, …) unless it is wrapped with [Infra], which
+// marks an infrastructure problem.
+//
+// Values returned by State and the observation methods are decoded JSON:
+// map[string]any, []any, float64, string, bool and nil.
+type Page interface {
+	// Step advances the virtual clock by frames frames.
+	Step(ctx context.Context, frames int) error
+	// Frame is the number of frames stepped since the page (re)loaded.
+	Frame() int
+	// FPS is the page's virtual frame rate.
+	FPS() float64
+	// State reads window.__3D_STATE__; nil when the page defines none.
+	State(ctx context.Context) (any, error)
+	// Object describes a named scene object: name, position [x, y, z],
+	// visible, color ("#rrggbb" or ""), screen [x, y] and on_screen.
+	Object(ctx context.Context, name string) (map[string]any, error)
+	// Pixel reads one pixel of the freshly drawn canvas: r, g, b, a, luma (0–255).
+	Pixel(ctx context.Context, x, y float64) (map[string]any, error)
+	// Region reads the mean r, g, b and luma of a canvas rectangle.
+	Region(ctx context.Context, x, y, w, h float64) (map[string]any, error)
+	// DOM describes the first element matching selector: exists, text,
+	// value, visible. A missing element is {exists: false}, not an error.
+	DOM(ctx context.Context, selector string) (map[string]any, error)
+	// Scene summarises the rendered scene (objects, meshes, lights, triangles, …).
+	Scene(ctx context.Context) (map[string]any, error)
+	// Click clicks the primary button at the target.
+	Click(ctx context.Context, t Target) error
+	// Drag presses at from, moves to to in steps pointer moves, and releases.
+	Drag(ctx context.Context, from, to Target, steps int) error
+	// Move moves the pointer to the target.
+	Move(ctx context.Context, t Target) error
+	// Wheel scrolls by dx, dy at the target.
+	Wheel(ctx context.Context, t Target, dx, dy float64) error
+	// Key sends a key event; kind is "down", "up" or "press", key a
+	// KeyboardEvent.key value such as "ArrowUp" or " ".
+	Key(ctx context.Context, kind, key string) error
+	// Type focuses the element matching selector and types text.
+	Type(ctx context.Context, selector, text string) error
+	// Reload reloads the page; the frame counter starts again from zero.
+	Reload(ctx context.Context) error
+}
+
+// Opener loads a fresh page at the given frame rate; Run calls it once per
+// probe. When the returned Page implements io.Closer, Run closes it after
+// the probe. An Opener error is a page failure unless wrapped with [Infra].
+type Opener func(ctx context.Context, fps float64) (Page, error)
+
+// ErrTargetNotFound is wrapped by Page methods when a selector, object or
+// world point does not resolve or lies off the canvas. It fails the probe:
+// its remaining assertions get status error.
+var ErrTargetNotFound = errors.New("target not found")
+
+// InfraError marks an error as an infrastructure problem (the browser went
+// away, a file could not be read, …): not the page's fault and not an
+// assertion failure. Run stops and returns it.
+type InfraError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *InfraError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *InfraError) Unwrap() error { return e.Err }
+
+// Infra wraps err as an [InfraError]; Infra(nil) is nil.
+func Infra(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InfraError{Err: err}
+}
+
+// IsInfra reports whether err is, or wraps, an [InfraError].
+func IsInfra(err error) bool {
+	var ie *InfraError
+	return errors.As(err, &ie)
+}

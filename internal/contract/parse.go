@@ -1,0 +1,656 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// parser turns contract.yaml into a Contract, collecting every problem
+// with its line rather than stopping at the first.
+type parser struct {
+	file string
+	errs []error
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.errs = append(p.errs, &PosError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) err() error { return errors.Join(p.errs...) }
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+// field is one key of a mapping, with its key node for positions.
+type field struct {
+	key   *yaml.Node
+	value *yaml.Node
+}
+
+// mapping checks that n is a mapping with only allowed keys, each at most
+// once, and returns its fields. It returns nil after reporting a problem
+// with the node itself.
+func (p *parser) mapping(n *yaml.Node, what string, allowed ...string) map[string]field {
+	n = resolve(n)
+	if n == nil || isNull(n) {
+		return map[string]field{}
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "%s: want a mapping, got %s", what, describeNode(n))
+		return nil
+	}
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
+	}
+	out := map[string]field{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k, "%s: keys must be plain names", what)
+			continue
+		}
+		if !ok[k.Value] {
+			p.errorf(k, "%s: unknown field %q (want one of %s)", what, k.Value, joinList(allowed))
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			p.errorf(k, "%s: field %q given twice", what, k.Value)
+			continue
+		}
+		out[k.Value] = field{key: k, value: v}
+	}
+	return out
+}
+
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!null" {
+			return "nothing"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "something else"
+}
+
+// str reads a non-empty scalar as a string.
+func (p *parser) str(n *yaml.Node, what string) (string, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || isNull(n) {
+		p.errorf(n, "%s: want a string, got %s", what, describeNodeOrNothing(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func describeNodeOrNothing(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	return describeNode(n)
+}
+
+// num reads a finite number.
+func (p *parser) num(n *yaml.Node, what string) (float64, bool) {
+	n = resolve(n)
+	if n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f, true
+		}
+		if i, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return float64(i), true
+		}
+	}
+	p.errorf(n, "%s: want a number, got %s", what, describeNodeOrNothing(n))
+	return 0, false
+}
+
+// whole reads a whole number >= min.
+func (p *parser) whole(n *yaml.Node, what string, min int) (int, bool) {
+	n = resolve(n)
+	f, ok := p.num(n, what)
+	if !ok {
+		return 0, false
+	}
+	if f != math.Trunc(f) || f < float64(min) || f > 1e9 {
+		p.errorf(n, "%s: want a whole number >= %d, got %s", what, min, n.Value)
+		return 0, false
+	}
+	return int(f), true
+}
+
+// nums reads a list of exactly count numbers.
+func (p *parser) nums(n *yaml.Node, what string, count int) ([]float64, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) != count {
+		p.errorf(n, "%s: want a list of %d numbers", what, count)
+		return nil, false
+	}
+	out := make([]float64, count)
+	for i, e := range n.Content {
+		f, ok := p.num(e, what)
+		if !ok {
+			return nil, false
+		}
+		out[i] = f
+	}
+	return out, true
+}
+
+// contract parses the whole document.
+func (p *parser) contract(data []byte) *Contract {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		p.errs = append(p.errs, &PosError{File: p.file, Line: yamlErrLine(err), Msg: cleanYAMLError(err)})
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		p.errorf(nil, "empty contract")
+		return nil
+	}
+	root := doc.Content[0]
+	fields := p.mapping(root, "contract", "version", "probes")
+	if fields == nil {
+		return nil
+	}
+	c := &Contract{File: p.file}
+	if f, ok := fields["version"]; !ok {
+		p.errorf(root, "contract: missing version (want version: %d)", Version)
+	} else if v, ok := p.whole(f.value, "version", 1); ok {
+		if v != Version {
+			p.errorf(f.value, "version: this worldprobe reads contract version %d, not %d", Version, v)
+		}
+		c.Version = v
+	}
+	f, ok := fields["probes"]
+	probes := resolve(f.value)
+	if !ok || probes == nil || probes.Kind != yaml.SequenceNode || len(probes.Content) == 0 {
+		p.errorf(root, "contract: want probes, a non-empty list")
+		return c
+	}
+	seen := map[string]int{}
+	for _, pn := range probes.Content {
+		pr := p.probe(pn)
+		if pr == nil {
+			continue
+		}
+		if line, dup := seen[pr.Name]; dup {
+			p.errorf(pn, "probe %s: name already used at line %d", pr.Name, line)
+		}
+		seen[pr.Name] = pr.Line
+		c.Probes = append(c.Probes, pr)
+	}
+	return c
+}
+
+// probe parses and compiles one probe.
+func (p *parser) probe(n *yaml.Node) *Probe {
+	n = resolve(n)
+	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "setup", "steps")
+	if fields == nil {
+		return nil
+	}
+	pr := &Probe{Line: n.Line}
+	what := fmt.Sprintf("probe at line %d", n.Line)
+	if f, ok := fields["name"]; !ok {
+		p.errorf(n, "probe: missing name")
+	} else if name, ok := p.str(f.value, "probe name"); ok {
+		switch {
+		case !probeNameRE.MatchString(name):
+			p.errorf(f.value, "probe name %q: use letters, digits, _ . and -", name)
+		case name == InterfaceProbe:
+			p.errorf(f.value, "probe name %q is reserved for the automatic state-interface probe", name)
+		}
+		pr.Name = name
+		what = "probe " + name
+	}
+	if f, ok := fields["level"]; !ok {
+		p.errorf(n, "%s: missing level (%s)", what, joinList(Levels()))
+	} else if lv, ok := p.str(f.value, what+": level"); ok {
+		if !contains(Levels(), lv) {
+			p.errorf(f.value, "%s: unknown level %q (want one of %s)", what, lv, joinList(Levels()))
+		}
+		pr.Level = lv
+	}
+	if f, ok := fields["fps"]; ok {
+		if v, ok := p.num(f.value, what+": fps"); ok {
+			if v <= 0 || v > 1000 {
+				p.errorf(f.value, "%s: fps must be > 0 and <= 1000", what)
+			}
+			pr.FPS = v
+		}
+	}
+	if f, ok := fields["description"]; ok {
+		pr.Description, _ = p.str(f.value, what+": description")
+	}
+	before := len(p.errs)
+	names := &stepNames{snapshots: map[string]int{}, traces: map[string]int{}}
+	if f, ok := fields["setup"]; ok {
+		pr.Setup = p.steps(f.value, what+": setup", names)
+	}
+	if f, ok := fields["steps"]; !ok {
+		p.errorf(n, "%s: missing steps", what)
+	} else {
+		pr.Steps = p.steps(f.value, what+": steps", names)
+	}
+	if len(pr.Assertions()) == 0 && fields["steps"].value != nil {
+		p.errorf(n, "%s: has no assertion in its steps", what)
+	}
+	// Assertions are compiled once the steps are sound: a rejected step
+	// (say, a misnamed snapshot) would otherwise echo in every assertion.
+	if len(p.errs) == before {
+		p.compileProbe(pr, what)
+	}
+	return pr
+}
+
+// stepNames tracks the snapshot and trace names of a probe, with lines.
+type stepNames struct {
+	snapshots map[string]int
+	traces    map[string]int
+}
+
+func (p *parser) steps(n *yaml.Node, what string, names *stepNames) []Step {
+	n = resolve(n)
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "%s: want a list of steps", what)
+		return nil
+	}
+	var out []Step
+	for _, sn := range n.Content {
+		if st, ok := p.step(sn, what, names); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// stepKeys are the keys a step mapping may have.
+var stepKeys = func() []string {
+	var out []string
+	for _, k := range StepKinds() {
+		out = append(out, string(k))
+	}
+	return append(out, "message", "attribution")
+}()
+
+// Attribution hints an assertion may carry.
+var hintValues = []string{AttrStateMismatch, AttrPhysicsViolation, AttrBrokenInteraction}
+
+func (p *parser) step(n *yaml.Node, what string, names *stepNames) (Step, bool) {
+	n = resolve(n)
+	fields := p.mapping(n, what, stepKeys...)
+	if fields == nil {
+		return Step{}, false
+	}
+	var kinds []string
+	for _, k := range StepKinds() {
+		if _, ok := fields[string(k)]; ok {
+			kinds = append(kinds, string(k))
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		p.errorf(n, "%s: a step needs one of %s", what, joinList(stepKeys[:len(stepKeys)-2]))
+		return Step{}, false
+	case 1:
+	default:
+		p.errorf(n, "%s: a step has exactly one of %s; this one has %s", what,
+			joinList(stepKeys[:len(stepKeys)-2]), strings.Join(kinds, " and "))
+		return Step{}, false
+	}
+	kind := StepKind(kinds[0])
+	f := fields[kinds[0]]
+	st := Step{Kind: kind, Line: f.key.Line}
+	sw := fmt.Sprintf("%s: %s", what, kind)
+	if kind != StepAssert {
+		for _, extra := range []string{"message", "attribution"} {
+			if e, ok := fields[extra]; ok {
+				p.errorf(e.key, "%s: %s belongs to assert steps only", sw, extra)
+			}
+		}
+	}
+	v := f.value
+	ok := true
+	switch kind {
+	case StepSnapshot:
+		var name string
+		if name, ok = p.str(v, sw); ok {
+			ok = p.newName(v, sw, name, names.snapshots, true)
+			st.Snapshot = name
+		}
+	case StepStep:
+		st.Frames, ok = p.whole(v, sw+" (frames)", 1)
+	case StepWait:
+		st.WaitMs, ok = p.num(v, sw+" (milliseconds)")
+		if ok && st.WaitMs <= 0 {
+			p.errorf(v, "%s: want milliseconds > 0", sw)
+			ok = false
+		}
+	case StepAssert:
+		st.Assert, ok = p.assertion(v, fields, sw)
+	case StepTrace:
+		st.Trace, ok = p.trace(v, sw, names)
+	case StepClick:
+		st.Click, ok = p.targetOf(v, sw)
+	case StepMove:
+		st.Move, ok = p.targetOf(v, sw)
+	case StepDrag:
+		st.Drag, ok = p.drag(v, sw)
+	case StepWheel:
+		st.Wheel, ok = p.wheel(v, sw)
+	case StepKey:
+		st.Key, ok = p.key(v, sw)
+	case StepType:
+		st.Type, ok = p.typeText(v, sw)
+	case StepReload:
+		if !isNull(v) {
+			if fs := p.mapping(v, sw); fs == nil {
+				ok = false
+			}
+		}
+	}
+	return st, ok
+}
+
+// newName checks a snapshot or trace name: an identifier, unused in the
+// probe, not a CEL keyword and, for snapshots, not a CEL variable or
+// reserved identifier. A bad name is still recorded, so that assertions
+// naming it do not add errors of their own.
+func (p *parser) newName(n *yaml.Node, what, name string, into map[string]int, snapshot bool) bool {
+	if line, dup := into[name]; dup {
+		p.errorf(n, "%s: %q already taken at line %d", what, name, line)
+		return false
+	}
+	into[name] = n.Line
+	switch {
+	case !identRE.MatchString(name):
+		p.errorf(n, "%s: %q is not a valid name (letters, digits and _, not starting with a digit)", what, name)
+		return false
+	case celKeywords[name] || snapshot && notSnapshots[name]:
+		p.errorf(n, "%s: %q is reserved", what, name)
+		return false
+	}
+	return true
+}
+
+func (p *parser) assertion(v *yaml.Node, fields map[string]field, what string) (*Assertion, bool) {
+	expr, ok := p.str(v, what)
+	if !ok {
+		return nil, false
+	}
+	if strings.TrimSpace(expr) == "" {
+		p.errorf(v, "%s: empty expression", what)
+		return nil, false
+	}
+	line := v.Line
+	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		line++
+	}
+	a := &Assertion{Expr: strings.TrimSpace(expr), Line: line}
+	if m, has := fields["message"]; has {
+		a.Message, _ = p.str(m.value, what+": message")
+	}
+	if h, has := fields["attribution"]; has {
+		if hint, ok := p.str(h.value, what+": attribution"); ok {
+			if !contains(hintValues, hint) {
+				p.errorf(h.value, "%s: attribution hint %q (want one of %s)", what, hint, joinList(hintValues))
+			}
+			a.Attribution = hint
+		}
+	}
+	return a, true
+}
+
+func (p *parser) trace(v *yaml.Node, what string, names *stepNames) (*TraceSpec, bool) {
+	fields := p.mapping(v, what, "name", "frames", "every")
+	if fields == nil {
+		return nil, false
+	}
+	t := &TraceSpec{Every: 1}
+	ok := true
+	if f, has := fields["name"]; !has {
+		p.errorf(v, "%s: missing name", what)
+		ok = false
+	} else if name, good := p.str(f.value, what+": name"); good {
+		ok = p.newName(f.value, what, name, names.traces, false) && ok
+		t.Name = name
+	} else {
+		ok = false
+	}
+	if f, has := fields["frames"]; !has {
+		p.errorf(v, "%s: missing frames", what)
+		ok = false
+	} else if n, good := p.whole(f.value, what+": frames", 1); good {
+		t.Frames = n
+	} else {
+		ok = false
+	}
+	if f, has := fields["every"]; has {
+		if n, good := p.whole(f.value, what+": every", 1); good {
+			t.Every = n
+		} else {
+			ok = false
+		}
+	}
+	return t, ok
+}
+
+// targetKeys are the keys that place a target.
+var targetKeys = []string{"selector", "at", "object", "world"}
+
+// targetOf parses a target mapping.
+func (p *parser) targetOf(v *yaml.Node, what string) (*Target, bool) {
+	fields := p.mapping(v, what, targetKeys...)
+	if fields == nil {
+		return nil, false
+	}
+	t, ok := p.target(v, fields, what)
+	return &t, ok
+}
+
+// target reads exactly one of the target keys from fields.
+func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
+	var t Target
+	var set []string
+	for _, k := range targetKeys {
+		if _, ok := fields[k]; ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) != 1 {
+		if len(set) == 0 {
+			p.errorf(v, "%s: want a target: one of {selector: …}, {at: [x, y]}, {object: name}, {world: [x, y, z]}", what)
+		} else {
+			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(targetKeys), strings.Join(set, " and "))
+		}
+		return t, false
+	}
+	f := fields[set[0]]
+	ok := false
+	switch set[0] {
+	case "selector":
+		t.Selector, ok = p.str(f.value, what+": selector")
+	case "object":
+		t.Object, ok = p.str(f.value, what+": object")
+	case "at":
+		t.At, ok = p.nums(f.value, what+": at", 2)
+	case "world":
+		t.World, ok = p.nums(f.value, what+": world", 3)
+	}
+	return t, ok
+}
+
+func (p *parser) drag(v *yaml.Node, what string) (*DragSpec, bool) {
+	fields := p.mapping(v, what, "from", "to", "steps")
+	if fields == nil {
+		return nil, false
+	}
+	d := &DragSpec{Steps: 10}
+	ok := true
+	for _, end := range []string{"from", "to"} {
+		f, has := fields[end]
+		if !has {
+			p.errorf(v, "%s: missing %s", what, end)
+			ok = false
+			continue
+		}
+		t, good := p.targetOf(f.value, what+": "+end)
+		if !good {
+			ok = false
+			continue
+		}
+		if end == "from" {
+			d.From = *t
+		} else {
+			d.To = *t
+		}
+	}
+	if f, has := fields["steps"]; has {
+		n, good := p.whole(f.value, what+": steps", 1)
+		d.Steps = n
+		ok = ok && good
+	}
+	return d, ok
+}
+
+func (p *parser) wheel(v *yaml.Node, what string) (*WheelSpec, bool) {
+	fields := p.mapping(v, what, append(append([]string{}, targetKeys...), "dx", "dy")...)
+	if fields == nil {
+		return nil, false
+	}
+	w := &WheelSpec{}
+	t, ok := p.target(v, fields, what)
+	w.Target = t
+	for _, k := range []string{"dx", "dy"} {
+		if f, has := fields[k]; has {
+			n, good := p.num(f.value, what+": "+k)
+			ok = ok && good
+			if k == "dx" {
+				w.DX = n
+			} else {
+				w.DY = n
+			}
+		}
+	}
+	if ok && w.DX == 0 && w.DY == 0 {
+		p.errorf(v, "%s: want dx or dy", what)
+		ok = false
+	}
+	return w, ok
+}
+
+func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
+	kinds := []string{"press", "down", "up"}
+	fields := p.mapping(v, what, kinds...)
+	if fields == nil {
+		return nil, false
+	}
+	if len(fields) != 1 {
+		p.errorf(v, "%s: want exactly one of {press: key}, {down: key}, {up: key}", what)
+		return nil, false
+	}
+	keys := make([]string, 0, 1)
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	f := fields[keys[0]]
+	name, ok := p.str(f.value, what+": "+keys[0])
+	if ok && name == "" {
+		p.errorf(f.value, "%s: empty key name", what)
+		ok = false
+	}
+	return &KeySpec{Kind: keys[0], Key: name}, ok
+}
+
+func (p *parser) typeText(v *yaml.Node, what string) (*TypeSpec, bool) {
+	fields := p.mapping(v, what, "selector", "text")
+	if fields == nil {
+		return nil, false
+	}
+	t := &TypeSpec{}
+	ok := true
+	if f, has := fields["selector"]; !has {
+		p.errorf(v, "%s: missing selector", what)
+		ok = false
+	} else {
+		var good bool
+		t.Selector, good = p.str(f.value, what+": selector")
+		ok = ok && good
+	}
+	if f, has := fields["text"]; !has {
+		p.errorf(v, "%s: missing text", what)
+		ok = false
+	} else if n := resolve(f.value); n.Kind != yaml.ScalarNode {
+		p.errorf(n, "%s: text: want a string", what)
+		ok = false
+	} else {
+		t.Text = n.Value
+	}
+	return t, ok
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlErrLine extracts the line of a YAML syntax error, 0 if none.
+func yamlErrLine(err error) int {
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i+5:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if n, e := strconv.Atoi(rest[:j]); e == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// cleanYAMLError drops the "yaml: line N:" prefix the position already says.
+func cleanYAMLError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if strings.HasPrefix(msg, "line ") {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	return msg
+}

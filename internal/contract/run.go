@@ -1,0 +1,623 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+)
+
+// Status is the outcome of one assertion.
+type Status string
+
+// Statuses.
+const (
+	StatusPass  Status = "pass"
+	StatusFail  Status = "fail"
+	StatusError Status = "error" // evaluation error, missing field, action target not found, not run
+)
+
+// Verdict is the outcome of one assertion in one trial.
+type Verdict struct {
+	Probe   string `json:"probe"`
+	Level   string `json:"level"`
+	Status  Status `json:"status"`
+	Message string `json:"message,omitempty"`
+	// Expr is the assertion as written; for the interface probe, the
+	// checked path and its declared type ("ball.position: vec3").
+	Expr string `json:"expr"`
+	// Line is the assertion's line in the contract (0 for the interface probe).
+	Line int `json:"line,omitempty"`
+	// Attribution is the assertion's attribution hint, if any.
+	Attribution string `json:"attribution,omitempty"`
+	// Observes is set when the assertion reads object, pixel, region,
+	// objectPixel or dom.
+	Observes bool `json:"observes,omitempty"`
+}
+
+// Field is one declared path of a task's state interface, as the
+// interface probe checks it.
+type Field struct {
+	// Path is dotted, e.g. "ball.position".
+	Path string
+	// Type is one of Types().
+	Type string
+	// Values are the allowed values of an enum.
+	Values []string
+}
+
+// Options configure Run.
+type Options struct {
+	// FPS is the task's frame rate, used by probes that set none. Required.
+	FPS float64
+	// FrameBudget is the most frames one probe may step in all (setup
+	// included); 0 means no limit.
+	FrameBudget int
+	// Interface is the task's state interface. When non-empty, the
+	// automatic interface probe runs first.
+	Interface []Field
+	// InterfaceFrames is how many frames the interface probe steps before
+	// reading the state; 0 means DefaultInterfaceFrames.
+	InterfaceFrames int
+}
+
+// DefaultInterfaceFrames is how many frames the interface probe steps
+// after load before it reads the state.
+const DefaultInterfaceFrames = 5
+
+// Result is the outcome of running a contract against a page.
+type Result struct {
+	// Verdicts has one entry per assertion of the interface probe and the
+	// contract, in order, whatever happened: assertions that did not run
+	// because the page failed have status error.
+	Verdicts []Verdict `json:"verdicts"`
+	// Failure is set when the page failed (crashed, stopped responding, …):
+	// the trial is a crash and Run stopped there.
+	Failure *PageFailure `json:"failure,omitempty"`
+}
+
+// PageFailure says where and how the page failed.
+type PageFailure struct {
+	Probe string `json:"probe"`
+	// Step is what was being done, e.g. "open", "step 30", `click {selector: "#go"}`, "assert".
+	Step string `json:"step"`
+	// Line is the step's line in the contract, 0 for the interface probe.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+	// Err is the page's error, e.g. one wrapping the session's ErrCrashed.
+	Err error `json:"-"`
+}
+
+// Error renders "probe P: step: message".
+func (f *PageFailure) Error() string {
+	return fmt.Sprintf("probe %s: %s: %s", f.Probe, f.Step, f.Message)
+}
+
+// Unwrap returns the page's error.
+func (f *PageFailure) Unwrap() error { return f.Err }
+
+// Run runs the interface probe (when opts.Interface is set) and every
+// probe of c, each in a fresh page from open, with params as the CEL
+// variable params.
+//
+// The returned error is for infrastructure problems only: an error wrapped
+// with Infra, a cancelled ctx, invalid options or a contract that exceeds
+// the frame budget; the result is then incomplete. A page failure ends the
+// run with Result.Failure set and a nil error.
+func Run(ctx context.Context, c *Contract, open Opener, params map[string]any, opts Options) (Result, error) {
+	var res Result
+	if opts.FPS <= 0 {
+		return res, errors.New("contract.Run: Options.FPS must be > 0")
+	}
+	if errs := c.CheckBudget(opts.FPS, opts.FrameBudget); len(errs) > 0 {
+		return res, errors.Join(errs...)
+	}
+	if opts.InterfaceFrames <= 0 {
+		opts.InterfaceFrames = DefaultInterfaceFrames
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	r := &runner{ctx: ctx, open: open, params: params, opts: opts}
+	if len(opts.Interface) > 0 {
+		if err := r.runInterface(); err != nil {
+			return r.result(), err
+		}
+	}
+	for _, p := range c.Probes {
+		if r.failure != nil {
+			r.skip(p)
+			continue
+		}
+		if err := r.runProbe(p); err != nil {
+			return r.result(), err
+		}
+	}
+	return r.result(), nil
+}
+
+// runner carries one Run.
+type runner struct {
+	ctx      context.Context
+	open     Opener
+	params   map[string]any
+	opts     Options
+	verdicts []Verdict
+	failure  *PageFailure
+}
+
+func (r *runner) result() Result { return Result{Verdicts: r.verdicts, Failure: r.failure} }
+
+// classify sorts a page-side error: infrastructure (returned) or page
+// failure (recorded).
+func (r *runner) classify(err error, probe, step string, line int) error {
+	if r.ctx.Err() != nil {
+		return fmt.Errorf("probe %s: %s: %w", probe, step, context.Cause(r.ctx))
+	}
+	if IsInfra(err) {
+		return fmt.Errorf("probe %s: %s: %w", probe, step, err)
+	}
+	r.failure = &PageFailure{Probe: probe, Step: step, Line: line, Message: err.Error(), Err: err}
+	return nil
+}
+
+func (r *runner) notRun() string {
+	return fmt.Sprintf("not run: the page failed in probe %s (%s)", r.failure.Probe, r.failure.Message)
+}
+
+// skip records every assertion of p as not run.
+func (r *runner) skip(p *Probe) {
+	for _, a := range p.Assertions() {
+		r.verdicts = append(r.verdicts, verdictOf(p, a, StatusError, r.notRun()))
+	}
+}
+
+func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
+	return Verdict{Probe: p.Name, Level: p.Level, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
+		Attribution: a.Attribution, Observes: a.observes}
+}
+
+// openPage opens a page. On a page failure it records it and returns no
+// page and no error; the error is an infrastructure error.
+func (r *runner) openPage(probe string, fps float64) (Page, error) {
+	page, err := r.open(r.ctx, fps)
+	if err != nil {
+		return nil, r.classify(err, probe, "open", 0)
+	}
+	return page, nil
+}
+
+func closePage(p Page) {
+	if c, ok := p.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// ---- the interface probe -----------------------------------------------------
+
+func (r *runner) runInterface() error {
+	verdict := func(f Field, st Status, msg string) Verdict {
+		return Verdict{Probe: InterfaceProbe, Level: LevelAffordance, Status: st, Message: msg, Expr: f.Path + ": " + f.Type}
+	}
+	notRun := func() {
+		for _, f := range r.opts.Interface {
+			r.verdicts = append(r.verdicts, verdict(f, StatusError, r.notRun()))
+		}
+	}
+	page, err := r.openPage(InterfaceProbe, r.opts.FPS)
+	if err != nil || r.failure != nil {
+		if r.failure != nil {
+			notRun()
+		}
+		return err
+	}
+	defer closePage(page)
+	step := fmt.Sprintf("step %d", r.opts.InterfaceFrames)
+	err = page.Step(r.ctx, r.opts.InterfaceFrames)
+	var state any
+	if err == nil {
+		step = "state"
+		state, err = page.State(r.ctx)
+	}
+	if err != nil {
+		if ierr := r.classify(err, InterfaceProbe, step, 0); ierr != nil {
+			return ierr
+		}
+		notRun()
+		return nil
+	}
+	for _, f := range r.opts.Interface {
+		if state == nil {
+			r.verdicts = append(r.verdicts, verdict(f, StatusFail, "the page exposes no window.__3D_STATE__"))
+			continue
+		}
+		if msg := checkField(state, f); msg != "" {
+			r.verdicts = append(r.verdicts, verdict(f, StatusFail, msg))
+		} else {
+			r.verdicts = append(r.verdicts, verdict(f, StatusPass, ""))
+		}
+	}
+	return nil
+}
+
+// Types lists the types a state field may declare.
+func Types() []string {
+	return []string{"number", "integer", "boolean", "string", "vec2", "vec3", "array", "object", "enum"}
+}
+
+// TypeDescription says in words what a declared type looks like in
+// __3D_STATE__ (for prompts and messages).
+func TypeDescription(typ string) string {
+	switch typ {
+	case "number":
+		return "a finite number"
+	case "integer":
+		return "a whole number"
+	case "boolean":
+		return "true or false"
+	case "string":
+		return "a string"
+	case "vec2":
+		return "an array [x, y] of 2 numbers"
+	case "vec3":
+		return "an array [x, y, z] of 3 numbers"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	case "enum":
+		return "one of the listed strings"
+	}
+	return typ
+}
+
+// checkField checks one declared path of state; "" means it conforms.
+func checkField(state any, f Field) string {
+	v := state
+	parts := strings.Split(f.Path, ".")
+	for i, key := range parts {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s is %s, not an object", strings.Join(parts[:i], "."), describeJSON(v))
+		}
+		if v, ok = m[key]; !ok {
+			return fmt.Sprintf("%s is missing (no such key: %s)", f.Path, key)
+		}
+	}
+	if ok := conforms(v, f); !ok {
+		want := TypeDescription(f.Type)
+		if f.Type == "enum" {
+			want = "one of " + strings.Join(quoteAll(f.Values), ", ")
+		}
+		return fmt.Sprintf("%s = %s, want %s (%s)", f.Path, describeJSON(v), f.Type, want)
+	}
+	return ""
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%q", x)
+	}
+	return out
+}
+
+func isFinite(v any) (float64, bool) {
+	f, ok := v.(float64)
+	return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+func conforms(v any, f Field) bool {
+	switch f.Type {
+	case "number":
+		_, ok := isFinite(v)
+		return ok
+	case "integer":
+		x, ok := isFinite(v)
+		return ok && x == math.Trunc(x)
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "vec2", "vec3":
+		l, ok := v.([]any)
+		if !ok || len(l) != map[string]int{"vec2": 2, "vec3": 3}[f.Type] {
+			return false
+		}
+		for _, e := range l {
+			if _, ok := isFinite(e); !ok {
+				return false
+			}
+		}
+		return true
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "enum":
+		s, ok := v.(string)
+		return ok && contains(f.Values, s)
+	}
+	return false
+}
+
+// describeJSON renders a decoded JSON value for a message.
+func describeJSON(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return formatVal(types.DefaultTypeAdapter.NativeToValue(v))
+}
+
+// ---- contract probes --------------------------------------------------------------
+
+// probeRun is the state of one probe in one page.
+type probeRun struct {
+	*runner
+	probe     *Probe
+	page      Page
+	fps       float64
+	stepped   int
+	snapshots map[string]any
+	traces    map[string][]any
+	// broken is set once an action's target was not found or a setup
+	// assertion failed: the remaining assertions get status error.
+	broken string
+}
+
+func (r *runner) runProbe(p *Probe) error {
+	fps := r.opts.FPS
+	if p.FPS > 0 {
+		fps = p.FPS
+	}
+	page, err := r.openPage(p.Name, fps)
+	if err != nil || r.failure != nil {
+		if r.failure != nil {
+			r.skip(p)
+		}
+		return err
+	}
+	defer closePage(page)
+	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}}
+	for _, phase := range []struct {
+		steps  []Step
+		scored bool
+	}{{p.Setup, false}, {p.Steps, true}} {
+		for _, s := range phase.steps {
+			if r.failure != nil {
+				if phase.scored && s.Assert != nil {
+					r.verdicts = append(r.verdicts, verdictOf(p, s.Assert, StatusError, r.notRun()))
+				}
+				continue
+			}
+			if err := pr.do(s, phase.scored); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// do runs one step; the error is an infrastructure error.
+func (pr *probeRun) do(s Step, scored bool) error {
+	if s.Kind == StepAssert {
+		if pr.broken != "" {
+			if scored {
+				pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
+			}
+			return nil
+		}
+		return pr.assert(s, scored)
+	}
+	if pr.broken != "" {
+		return nil
+	}
+	var err error
+	ctx, page := pr.ctx, pr.page
+	switch s.Kind {
+	case StepSnapshot:
+		var st any
+		if st, err = page.State(ctx); err == nil {
+			pr.snapshots[s.Snapshot] = st
+		}
+	case StepStep:
+		err = pr.advance(s.Frames, s)
+	case StepWait:
+		err = pr.advance(WaitFrames(s.WaitMs, pr.fps), s)
+	case StepTrace:
+		err = pr.trace(s)
+	case StepClick:
+		err = page.Click(ctx, *s.Click)
+	case StepMove:
+		err = page.Move(ctx, *s.Move)
+	case StepDrag:
+		err = page.Drag(ctx, s.Drag.From, s.Drag.To, s.Drag.Steps)
+	case StepWheel:
+		err = page.Wheel(ctx, s.Wheel.Target, s.Wheel.DX, s.Wheel.DY)
+	case StepKey:
+		err = page.Key(ctx, s.Key.Kind, s.Key.Key)
+	case StepType:
+		err = page.Type(ctx, s.Type.Selector, s.Type.Text)
+	case StepReload:
+		err = page.Reload(ctx)
+	}
+	if err == nil {
+		return nil
+	}
+	if IsInfra(err) || pr.ctx.Err() != nil {
+		return pr.classify(err, pr.probe.Name, describeStep(s), s.Line)
+	}
+	if errors.Is(err, ErrTargetNotFound) {
+		pr.broken = fmt.Sprintf("%s (line %d): %v", describeStep(s), s.Line, err)
+		return nil
+	}
+	return pr.classify(err, pr.probe.Name, describeStep(s), s.Line)
+}
+
+// errBudget reports a probe stepping past the frame budget. CheckBudget
+// rules it out before a run; it guards against steps added since.
+var errBudget = errors.New("frame budget exceeded")
+
+// advance steps n frames within the budget.
+func (pr *probeRun) advance(n int, s Step) error {
+	if b := pr.opts.FrameBudget; b > 0 && pr.stepped+n > b {
+		return Infra(fmt.Errorf("%w: %d frames stepped, %d more, budget %d", errBudget, pr.stepped, n, b))
+	}
+	pr.stepped += n
+	return pr.page.Step(pr.ctx, n)
+}
+
+// trace samples the state before the first frame, every Every frames and
+// after the last frame.
+func (pr *probeRun) trace(s Step) error {
+	t := s.Trace
+	st, err := pr.page.State(pr.ctx)
+	if err != nil {
+		return err
+	}
+	samples := make([]any, 0, t.Samples())
+	samples = append(samples, st)
+	for done := 0; done < t.Frames; {
+		k := min(t.Every, t.Frames-done)
+		if err := pr.advance(k, s); err != nil {
+			return err
+		}
+		done += k
+		if st, err = pr.page.State(pr.ctx); err != nil {
+			return err
+		}
+		samples = append(samples, st)
+	}
+	pr.traces[t.Name] = samples
+	return nil
+}
+
+// describeStep renders a step for messages, e.g. `click {selector: "#go"}`.
+func describeStep(s Step) string {
+	switch s.Kind {
+	case StepSnapshot:
+		return "snapshot " + s.Snapshot
+	case StepStep:
+		return fmt.Sprintf("step %d", s.Frames)
+	case StepWait:
+		return "wait " + formatFloat(s.WaitMs)
+	case StepTrace:
+		return fmt.Sprintf("trace %s", s.Trace.Name)
+	case StepClick:
+		return "click " + s.Click.String()
+	case StepMove:
+		return "move " + s.Move.String()
+	case StepDrag:
+		return fmt.Sprintf("drag from %s to %s", s.Drag.From, s.Drag.To)
+	case StepWheel:
+		return "wheel " + s.Wheel.Target.String()
+	case StepKey:
+		return fmt.Sprintf("key %s %q", s.Key.Kind, s.Key.Key)
+	case StepType:
+		return fmt.Sprintf("type into %q", s.Type.Selector)
+	case StepReload:
+		return "reload"
+	}
+	return string(s.Kind)
+}
+
+// assert evaluates one assertion; in setup a non-pass breaks the probe.
+func (pr *probeRun) assert(s Step, scored bool) error {
+	a := s.Assert
+	st, msg, err := pr.evaluate(a)
+	if err != nil {
+		if ierr := pr.classify(err, pr.probe.Name, "assert", s.Line); ierr != nil {
+			return ierr
+		}
+		if scored {
+			pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, a, StatusError, pr.notRun()))
+		}
+		return nil
+	}
+	if a.Message != "" && st != StatusPass {
+		msg = a.Message + ": " + msg
+	}
+	if !scored {
+		if st != StatusPass {
+			pr.broken = fmt.Sprintf("setup assertion at line %d did not pass: %s", s.Line, msg)
+		}
+		return nil
+	}
+	pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, a, st, msg))
+	return nil
+}
+
+// evaluate runs one assertion against the page; the error is a page or
+// infrastructure error, never the assertion's.
+func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
+	vars := map[string]any{
+		VarTrace:  pr.traces,
+		VarParams: pr.params,
+		VarFrame:  int64(pr.page.Frame()),
+		VarTime:   float64(pr.page.Frame()) / pr.page.FPS(),
+	}
+	for k, v := range pr.snapshots {
+		vars[k] = v
+	}
+	var state any
+	if a.readsState {
+		var err error
+		if state, err = pr.page.State(pr.ctx); err != nil {
+			return "", "", err
+		}
+		vars[VarState] = state
+	}
+	prog, explain := a.prog, a.explain
+	var obs *observer
+	if a.usesPage {
+		obs = newObserver(pr.ctx, pr.page)
+		var err error
+		if prog, explain, err = a.programs(obs); err != nil {
+			return "", "", Infra(fmt.Errorf("planning %s: %w", a.Expr, err))
+		}
+	}
+	// fault is a page or infrastructure error met during evaluation.
+	fault := func() error {
+		if obs != nil && obs.failure != nil {
+			return obs.failure
+		}
+		return pr.ctx.Err()
+	}
+	out, _, err := prog.ContextEval(pr.ctx, vars)
+	if f := fault(); f != nil {
+		return "", "", f
+	}
+	if b, ok := out.(types.Bool); ok && err == nil && bool(b) {
+		return StatusPass, "", nil
+	}
+	// Not a pass: evaluate again tracking subexpressions to explain why.
+	// Observations are memoised, so the page is not read again.
+	var det *cel.EvalDetails
+	if err == nil || !strings.Contains(err.Error(), "cost limit exceeded") {
+		_, det, _ = explain.ContextEval(pr.ctx, vars)
+		if f := fault(); f != nil {
+			return "", "", f
+		}
+	}
+	x := newExplainer(a.ast, det, vars)
+	if err != nil {
+		msg := x.evalError(a.ast.NativeRep().Expr(), err)
+		if a.readsState && state == nil {
+			msg = "the page exposes no window.__3D_STATE__ (" + msg + ")"
+		}
+		return StatusError, msg, nil
+	}
+	if _, ok := out.(types.Bool); !ok {
+		return StatusError, fmt.Sprintf("the assertion yields %s, not true or false", formatVal(out)), nil
+	}
+	return StatusFail, x.failure(a.ast.NativeRep().Expr()), nil
+}

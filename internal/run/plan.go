@@ -1,0 +1,147 @@
+// Package run plans and executes an evaluation run: tasks × models ×
+// samples, each trial judged in the browser, its result.json written
+// atomically the moment it finishes, stored in SQLite, and summarised in a
+// leaderboard and an HTML report. Running the same command again resumes.
+package run
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/task"
+)
+
+// Source is where one model's candidate pages are.
+type Source struct {
+	Model string `json:"model"`
+	// Dir holds DIR/<task-id>/index.html or DIR/<task-id>.html.
+	Dir string `json:"dir,omitempty"`
+	// Oracle uses each task's reference solution; Fixtures its flawed fixtures.
+	Oracle   bool `json:"oracle,omitempty"`
+	Fixtures bool `json:"fixtures,omitempty"`
+}
+
+// Planned is one trial to run.
+type Planned struct {
+	Key       string
+	Task      *task.Task
+	Contract  *contract.Contract
+	Model     string
+	Candidate string // name shown in reports
+	Page      string // path of the HTML file; "" when the model produced none
+	Digest    string // sha256 of the page ("" when missing)
+	Sample    int
+	Variant   string
+	Params    map[string]any
+	// Expect is set for fixtures: what the fixture must fail.
+	Expect *task.Fixture
+}
+
+// Dir is the trial's folder name inside the run folder.
+func (p Planned) Dir() string {
+	name := fmt.Sprintf("%s__%s__%s__s%d", strings.ReplaceAll(p.Task.ID, "/", "_"), p.Model, p.Candidate, p.Sample)
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// Plan builds the trials for tasks × sources × samples in a stable order.
+func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
+	var out []Planned
+	for _, t := range tasks {
+		c, err := contract.Load(t.ContractPath())
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		td, err := t.Digest()
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		for _, src := range sources {
+			pages, err := candidates(t, src)
+			if err != nil {
+				return nil, err
+			}
+			for _, pg := range pages {
+				dg, err := fileDigest(pg.path)
+				if err != nil {
+					return nil, err
+				}
+				for k := 0; k < max(1, repeat); k++ {
+					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, Digest: dg,
+						Sample: k, Params: t.DefaultParams(), Expect: pg.expect}
+					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, "")
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+type candidatePage struct {
+	name   string
+	path   string
+	expect *task.Fixture
+}
+
+func candidates(t *task.Task, src Source) ([]candidatePage, error) {
+	switch {
+	case src.Oracle:
+		return []candidatePage{{name: "solution", path: t.SolutionPath()}}, nil
+	case src.Fixtures:
+		fx, err := t.Fixtures()
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		var out []candidatePage
+		for i := range fx {
+			out = append(out, candidatePage{name: fx[i].Name, path: fx[i].Page, expect: &fx[i]})
+		}
+		return out, nil
+	}
+	for _, p := range []string{
+		filepath.Join(src.Dir, filepath.FromSlash(t.ID), "index.html"),
+		filepath.Join(src.Dir, filepath.FromSlash(t.ID)+".html"),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return []candidatePage{{name: t.Slug(), path: p}}, nil
+		}
+	}
+	// The model produced nothing for this task: a trial that scores zero.
+	return []candidatePage{{name: t.Slug()}}, nil
+}
+
+func fileDigest(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("reading candidate %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading candidate %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// key identifies a trial by its semantic inputs only.
+func key(parts ...any) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%v\x00", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20]
+}

@@ -1,0 +1,301 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// Config is what defines a run; config.json holds it, and a resumed run
+// must have the same.
+type Config struct {
+	Suite   string   `json:"suite"`
+	Tasks   []string `json:"tasks"`
+	Sources []Source `json:"sources"`
+	Repeat  int      `json:"repeat"`
+}
+
+// Lock pins what the run judged: digests of tasks and candidates and the
+// versions of worldprobe and Chromium. lock.json holds it.
+type Lock struct {
+	Worldprobe string            `json:"worldprobe"`
+	Chromium   string            `json:"chromium"`
+	Tasks      map[string]string `json:"tasks"`
+	Candidates map[string]string `json:"candidates"`
+}
+
+// Options configure Execute.
+type Options struct {
+	Out    string // the run folder
+	Config Config
+	Plan   []Planned
+	Judge  *trial.Judge
+	Jobs   int
+	// Rerun lists trial classes to run again: crash, timeout, fail, pass.
+	Rerun      []string
+	Worldprobe string
+	Chromium   string
+	Progress   io.Writer
+	Logger     *slog.Logger
+}
+
+// Summary is what Execute did.
+type Summary struct {
+	Trials  []*result.Trial
+	Ran     int
+	Kept    int
+	Report  string
+	DB      string
+	RunDir  string
+	Elapsed time.Duration
+}
+
+// ErrConfigChanged refuses to resume a run folder made with another config.
+var ErrConfigChanged = errors.New("the run folder was made with a different configuration")
+
+// Execute runs the planned trials, keeping finished ones from an earlier
+// attempt in the same folder.
+func Execute(ctx context.Context, o Options) (*Summary, error) {
+	start := time.Now()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if err := os.MkdirAll(filepath.Join(o.Out, "trials"), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the run folder: %w", err)
+	}
+	if err := checkOrWrite(filepath.Join(o.Out, "config.json"), o.Config); err != nil {
+		return nil, err
+	}
+	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
+	for _, p := range o.Plan {
+		d, _ := p.Task.Digest()
+		lock.Tasks[p.Task.ID] = d
+		if p.Page != "" {
+			lock.Candidates[p.Model+"/"+p.Task.ID+"/"+p.Candidate] = p.Digest
+		}
+	}
+	if err := checkOrWrite(filepath.Join(o.Out, "lock.json"), lock); err != nil {
+		return nil, err
+	}
+	dbPath := filepath.Join(o.Out, "results.db")
+	db, err := store.OpenSQLite(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+
+	done, err := resume(o)
+	if err != nil {
+		return nil, err
+	}
+	var todo []Planned
+	sum := &Summary{RunDir: o.Out, DB: dbPath}
+	for _, p := range o.Plan {
+		if t, ok := done[p.Key]; ok {
+			sum.Trials = append(sum.Trials, t)
+			sum.Kept++
+			if err := db.Save(ctx, t); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		todo = append(todo, p)
+	}
+	if sum.Kept > 0 {
+		fmt.Fprintf(o.Progress, "resuming: %d finished trials kept, %d to run\n", sum.Kept, len(todo))
+	}
+
+	prog := newProgress(o.Progress, len(todo))
+	results := make(chan *result.Trial)
+	jobs := make(chan Planned)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < max(1, o.Jobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				t, err := runOne(wctx, o, p)
+				if err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("trial %s: %w", p.Dir(), err) })
+					cancel()
+					return
+				}
+				select {
+				case results <- t:
+				case <-wctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, p := range todo {
+			select {
+			case jobs <- p:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	for t := range results {
+		if err := db.Save(ctx, t); err != nil {
+			errOnce.Do(func() { firstErr = err })
+			cancel()
+			continue
+		}
+		sum.Trials = append(sum.Trials, t)
+		sum.Ran++
+		prog.done(t)
+	}
+	prog.finish()
+	if firstErr != nil {
+		return sum, firstErr
+	}
+	if ctx.Err() != nil {
+		return sum, fmt.Errorf("run interrupted (finished trials are kept; run the same command to resume): %w", ctx.Err())
+	}
+	sort.Slice(sum.Trials, func(i, j int) bool { return sum.Trials[i].Key < sum.Trials[j].Key })
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// runOne judges one planned trial and writes its result.json atomically.
+func runOne(ctx context.Context, o Options, p Planned) (*result.Trial, error) {
+	dir := filepath.Join(o.Out, "trials", p.Dir())
+	var t *result.Trial
+	if p.Page == "" {
+		t = &result.Trial{Key: p.Key, Task: p.Task.ID, Category: p.Task.Category, Subdomain: p.Task.Subdomain,
+			Difficulty: p.Task.Difficulty, Model: p.Model, Candidate: p.Candidate, Sample: p.Sample, Variant: p.Variant,
+			Outcome: result.OutcomeCrash, CrashKind: "no_candidate", CrashMessage: "the model produced no page for this task",
+			Attribution: "crash", StartedAt: time.Now().UTC(), Assertions: []result.Assertion{}}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		t, err = o.Judge.Run(ctx, trial.Input{Key: p.Key, Task: p.Task, Contract: p.Contract, Page: p.Page, Params: p.Params,
+			Model: p.Model, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample, Dir: dir})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, "result.json"), t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// resume loads finished trials, removes unfinished trial folders and the
+// folders of trials whose class is to be rerun.
+func resume(o Options) (map[string]*result.Trial, error) {
+	rerun := map[string]bool{}
+	for _, c := range o.Rerun {
+		rerun[strings.TrimSpace(c)] = true
+	}
+	planned := map[string]bool{}
+	for _, p := range o.Plan {
+		planned[p.Dir()] = true
+	}
+	entries, err := os.ReadDir(filepath.Join(o.Out, "trials"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the run folder: %w", err)
+	}
+	done := map[string]*result.Trial{}
+	for _, e := range entries {
+		dir := filepath.Join(o.Out, "trials", e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+		if err != nil {
+			// Never finished (killed mid-trial): start it again from scratch.
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, fmt.Errorf("removing unfinished trial %s: %w", e.Name(), err)
+			}
+			continue
+		}
+		t := &result.Trial{}
+		if err := json.Unmarshal(b, t); err != nil {
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if rerun[t.Class()] || rerun["all"] {
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, fmt.Errorf("removing trial %s to rerun it: %w", e.Name(), err)
+			}
+			continue
+		}
+		done[t.Key] = t
+	}
+	return done, nil
+}
+
+// checkOrWrite writes v to path, or, when path exists, refuses if it differs.
+func checkOrWrite(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		old := reflect.New(reflect.TypeOf(v)).Interface()
+		if err := json.Unmarshal(b, old); err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if !reflect.DeepEqual(reflect.ValueOf(old).Elem().Interface(), v) {
+			return fmt.Errorf("%w (%s); use another --out folder, or remove it to start over", ErrConfigChanged, filepath.Base(path))
+		}
+		return nil
+	}
+	if !os.IsNotExist(err) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return writeJSONAtomic(path, v)
+}
+
+// writeJSONAtomic writes v as indented JSON through a temporary file, fsync
+// and rename, so a reader never sees half a file, even after kill -9.
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+)
+
+// Finding is one problem `worldprobe task check` reports.
+type Finding struct {
+	File string `json:"file"`
+	// Line is 0 when the finding is about the file as a whole.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// String renders "file:line: message".
+func (f Finding) String() string {
+	return (&contract.PosError{File: f.File, Line: f.Line, Msg: f.Message}).Error()
+}
+
+// Lint checks a loaded task beyond what Load validates:
+//
+//   - brief.md exists and names every declared state path literally;
+//   - solution/index.html exists;
+//   - contract.yaml parses and compiles, and no probe steps more frames
+//     than the task's budget;
+//   - every state path an assertion reads (after s., a snapshot, inside a
+//     trace) is declared, or is a prefix or an extension of a declared path
+//     (ball.position[1] reads ball.position; ball reads ball.position);
+//   - every params.x an assertion reads is a declared parameter;
+//   - every fixture's expect.yaml is valid, its page exists and the probes
+//     it lists exist in the contract (or are the automatic interface probe).
+func Lint(t *Task) []Finding {
+	var out []Finding
+	add := func(err error) { out = append(out, findings(err)...) }
+
+	brief, err := os.ReadFile(t.BriefPath())
+	if err != nil {
+		out = append(out, Finding{File: t.BriefPath(), Message: "missing brief: " + errText(err)})
+	} else {
+		for _, f := range t.State {
+			if !mentions(string(brief), f.Path) {
+				out = append(out, Finding{File: t.BriefPath(),
+					Message: fmt.Sprintf("the brief never names state path %s; name every declared path so the model knows what it means", f.Path)})
+			}
+		}
+	}
+	if _, err := os.Stat(t.SolutionPath()); err != nil {
+		out = append(out, Finding{File: t.SolutionPath(), Message: "missing reference solution: " + errText(err)})
+	}
+
+	c, err := contract.Load(t.ContractPath())
+	if err != nil {
+		add(err)
+	} else {
+		for _, err := range c.CheckBudget(t.FPS, t.Frames) {
+			add(err)
+		}
+		out = append(out, lintReads(t, c)...)
+	}
+
+	fixtures, err := t.Fixtures()
+	if err != nil {
+		add(err)
+	}
+	if c != nil {
+		for _, f := range fixtures {
+			for _, p := range f.Expect.Fails {
+				if c.Probe(p) == nil && p != contract.InterfaceProbe {
+					out = append(out, Finding{File: filepath.Join(f.Dir, ExpectFile),
+						Message: fmt.Sprintf("fails names probe %s, which the contract does not have", p)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lintReads checks the paths the contract reads against the declared state and params.
+func lintReads(t *Task, c *contract.Contract) []Finding {
+	declared := make([][]string, len(t.State))
+	for i, f := range t.State {
+		declared[i] = strings.Split(f.Path, ".")
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for _, r := range c.Reads() {
+		key := fmt.Sprint(r.Line, r.Var, r.Path)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if r.IsParam() {
+			if _, ok := t.Params[r.Segments[0]]; !ok {
+				out = append(out, Finding{File: c.File, Line: r.Line,
+					Message: fmt.Sprintf("probe %s reads params.%s, which task.yaml does not declare", r.Probe, r.Segments[0])})
+			}
+			continue
+		}
+		if !covered(r.Segments, declared) {
+			out = append(out, Finding{File: c.File, Line: r.Line,
+				Message: fmt.Sprintf("probe %s reads %s.%s, which is not in the declared state interface", r.Probe, r.Var, r.Path)})
+		}
+	}
+	return out
+}
+
+// covered reports whether read is a declared path, or a prefix or an
+// extension of one. Index segments ("[1]") never match a declared name.
+func covered(read []string, declared [][]string) bool {
+	for _, d := range declared {
+		n := min(len(d), len(read))
+		match := true
+		for i := range n {
+			if d[i] != read[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// mentions reports whether text names path as a whole word: the path is
+// not part of a longer name on either side.
+func mentions(text, path string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], path)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(path)
+		if (start == 0 || !wordByte(text[start-1])) && (end == len(text) || !wordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// findings splits a (joined) error into findings, keeping positions.
+func findings(err error) []Finding {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []Finding
+		for _, e := range j.Unwrap() {
+			out = append(out, findings(e)...)
+		}
+		return out
+	}
+	var pe *contract.PosError
+	if errors.As(err, &pe) {
+		return []Finding{{File: pe.File, Line: pe.Line, Message: pe.Msg}}
+	}
+	return []Finding{{Message: err.Error()}}
+}
+
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,183 @@
+package trial
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/pixel"
+	"github.com/worldprobe/worldprobe/internal/session"
+)
+
+// page adapts a browser session to contract.Page.
+type page struct {
+	s   *session.Session
+	fps float64
+	// pixels caches the canvas capture of the current frame.
+	pixelsFrame int
+	pixels      image.Image
+	canvasW     float64
+	canvasH     float64
+}
+
+var _ contract.Page = (*page)(nil)
+
+// Close ends the session.
+func (p *page) Close() error { p.s.Close(); return nil }
+
+func (p *page) Step(ctx context.Context, frames int) error {
+	_, err := p.s.Step(ctx, frames, true)
+	p.pixels = nil
+	return mapErr(err)
+}
+
+func (p *page) Frame() int   { return p.s.Frame() }
+func (p *page) FPS() float64 { return p.fps }
+
+func (p *page) State(ctx context.Context) (any, error) {
+	st, err := p.s.ReadState(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if !st.Present {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(st.JSON, &v); err != nil {
+		return nil, fmt.Errorf("decoding the state: %w", err)
+	}
+	return v, nil
+}
+
+func toMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
+}
+
+func (p *page) Object(ctx context.Context, name string) (map[string]any, error) {
+	o, err := p.s.Object(ctx, name)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return toMap(o)
+}
+
+func (p *page) Scene(ctx context.Context) (map[string]any, error) {
+	sc, err := p.s.ReadScene(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return toMap(sc)
+}
+
+func (p *page) DOM(ctx context.Context, selector string) (map[string]any, error) {
+	d, err := p.s.DOM(ctx, selector)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return map[string]any{"exists": d.Exists, "text": d.Text, "value": d.Value, "visible": d.Visible, "checked": d.Checked}, nil
+}
+
+// capture returns the canvas pixels of the current frame, taken once.
+func (p *page) capture(ctx context.Context) (image.Image, error) {
+	if p.pixels != nil && p.pixelsFrame == p.s.Frame() {
+		return p.pixels, nil
+	}
+	px, err := p.s.CanvasPixels(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	img, err := pixel.DecodePNG(px.PNG)
+	if err != nil {
+		return nil, err
+	}
+	p.pixels, p.pixelsFrame, p.canvasW, p.canvasH = img, px.Frame, px.Rect.Width, px.Rect.Height
+	return img, nil
+}
+
+func (p *page) Pixel(ctx context.Context, x, y float64) (map[string]any, error) {
+	img, err := p.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := img.Bounds()
+	ix, iy := b.Min.X+int(math.Floor(x)), b.Min.Y+int(math.Floor(y))
+	if ix < b.Min.X || iy < b.Min.Y || ix >= b.Max.X || iy >= b.Max.Y {
+		return nil, fmt.Errorf("pixel (%g, %g) is outside the %dx%d canvas: %w", x, y, b.Dx(), b.Dy(), contract.ErrTargetNotFound)
+	}
+	c := pixel.At(img, ix, iy)
+	return colorMap(c.R, c.G, c.B, c.A), nil
+}
+
+func (p *page) Region(ctx context.Context, x, y, w, h float64) (map[string]any, error) {
+	img, err := p.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := image.Rect(int(math.Floor(x)), int(math.Floor(y)), int(math.Ceil(x+w)), int(math.Ceil(y+h))).Add(img.Bounds().Min)
+	r = r.Intersect(img.Bounds())
+	if r.Empty() {
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) is outside the canvas: %w", x, y, w, h, contract.ErrTargetNotFound)
+	}
+	m := pixel.Mean(img, r)
+	return colorMap(m.R, m.G, m.B, m.A), nil
+}
+
+func colorMap(r, g, b, a float64) map[string]any {
+	return map[string]any{"r": r, "g": g, "b": b, "a": a, "luma": pixel.Luma(r, g, b)}
+}
+
+func target(t contract.Target) session.Target {
+	return session.Target{Selector: t.Selector, At: t.At, Object: t.Object, World: t.World}
+}
+
+func (p *page) Click(ctx context.Context, t contract.Target) error {
+	return mapErr(p.s.Click(ctx, target(t)))
+}
+
+func (p *page) Drag(ctx context.Context, from, to contract.Target, steps int) error {
+	return mapErr(p.s.Drag(ctx, target(from), target(to), steps))
+}
+
+func (p *page) Move(ctx context.Context, t contract.Target) error {
+	return mapErr(p.s.Move(ctx, target(t)))
+}
+
+func (p *page) Wheel(ctx context.Context, t contract.Target, dx, dy float64) error {
+	return mapErr(p.s.Wheel(ctx, target(t), dx, dy))
+}
+
+func (p *page) Key(ctx context.Context, kind, key string) error {
+	return mapErr(p.s.Key(ctx, kind, key))
+}
+
+func (p *page) Type(ctx context.Context, selector, text string) error {
+	return mapErr(p.s.Type(ctx, selector, text))
+}
+
+func (p *page) Reload(ctx context.Context) error {
+	p.pixels = nil
+	return mapErr(p.s.Reload(ctx))
+}
+
+// mapErr translates session errors into the contract's vocabulary: a
+// missing target, a page failure, or (cancellation) infrastructure.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, session.ErrNoTarget):
+		return fmt.Errorf("%w: %w", contract.ErrTargetNotFound, err)
+	case errors.Is(err, context.Canceled):
+		return contract.Infra(err)
+	}
+	return err
+}

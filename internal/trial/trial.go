@@ -1,0 +1,140 @@
+// Package trial judges one candidate page against one task: it inspects
+// the page (outcome, screenshot), then runs the task's hidden contract, each
+// probe in a fresh page, and scores the verdicts.
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/task"
+)
+
+// CrashRuntimeError is the crash kind of a page that failed during a probe
+// in a way that is neither a timeout nor a renderer crash (e.g. it broke the
+// harness's access to it).
+const CrashRuntimeError = "runtime_error"
+
+// Judge runs trials with one browser and one resolver.
+type Judge struct {
+	Browser  *browser.Browser
+	Resolver *resolve.Resolver
+	Logger   *slog.Logger
+	// SkipDraw skips draw calls on unobserved frames (default true via New).
+	SkipDraw bool
+}
+
+// Input is one trial to judge.
+type Input struct {
+	Key       string
+	Task      *task.Task
+	Contract  *contract.Contract
+	Page      string
+	Params    map[string]any
+	Model     string
+	Candidate string
+	Variant   string
+	Sample    int
+	// Dir receives artifacts (screenshot.png); created if needed.
+	Dir string
+}
+
+// InspectFrames is how many frames the load check steps before the contract runs.
+const InspectFrames = 30
+
+// Run judges one trial. The error is for infrastructure problems only.
+func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
+	start := time.Now()
+	t := in.Task
+	tr := &result.Trial{Key: in.Key, Task: t.ID, Category: t.Category, Subdomain: t.Subdomain, Difficulty: t.Difficulty,
+		Variant: in.Variant, Model: in.Model, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
+		Outcome: result.OutcomeOK}
+	if err := os.MkdirAll(in.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the trial folder: %w", err)
+	}
+	logger := j.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	timeout := time.Duration(t.Timeout)
+	opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: 60 * time.Second,
+		SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger}
+	insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
+	rep, err := insp.Inspect(ctx, in.Page)
+	if err != nil {
+		return nil, fmt.Errorf("inspecting %s: %w", in.Page, err)
+	}
+	if rep.Screenshot != "" {
+		shot := filepath.Join(in.Dir, "screenshot.png")
+		if err := os.Rename(rep.Screenshot, shot); err == nil {
+			tr.Screenshot = shot
+			tr.Artifacts = append(tr.Artifacts, "screenshot.png")
+		}
+	}
+
+	var open contract.Opener
+	if rep.Outcome != inspect.OutcomeOK {
+		tr.Outcome, tr.CrashKind, tr.CrashMessage = result.OutcomeCrash, rep.Crash.Kind, rep.Crash.Message
+		crash := fmt.Errorf("not run: the page crashed at load (%s)", rep.Crash.Kind)
+		open = func(context.Context, float64) (contract.Page, error) { return nil, crash }
+	} else {
+		open = func(ctx context.Context, fps float64) (contract.Page, error) {
+			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
+				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
+				CallTimeout: timeout, Logger: logger,
+			})
+			if s == nil {
+				if ctx.Err() != nil {
+					return nil, contract.Infra(ctx.Err())
+				}
+				return nil, contract.Infra(err)
+			}
+			if err != nil {
+				s.Close()
+				return nil, mapErr(err)
+			}
+			if !s.Loaded() {
+				s.Close()
+				return nil, errors.New("the page did not load")
+			}
+			return &page{s: s, fps: fps}, nil
+		}
+	}
+	res, err := contract.Run(ctx, in.Contract, open, in.Params, contract.Options{
+		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("running the contract of %s: %w", t.ID, err)
+	}
+	if res.Failure != nil && tr.Outcome == result.OutcomeOK {
+		tr.Outcome, tr.CrashMessage = result.OutcomeCrash, res.Failure.Error()
+		switch {
+		case errors.Is(res.Failure.Err, session.ErrUnresponsive):
+			tr.CrashKind = inspect.CrashTimeout
+		case errors.Is(res.Failure.Err, session.ErrCrashed):
+			tr.CrashKind = inspect.CrashPageCrashed
+		default:
+			tr.CrashKind = CrashRuntimeError
+		}
+	}
+	crashed := tr.Outcome == result.OutcomeCrash
+	sc := contract.Coverage(res.Verdicts, crashed)
+	tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov = sc.Pass, sc.V, sc.A, sc.S, sc.T
+	tr.Attribution = contract.Attribute(res.Verdicts, crashed)
+	for _, v := range res.Verdicts {
+		tr.Assertions = append(tr.Assertions, result.Assertion{Probe: v.Probe, Level: v.Level, Status: string(v.Status), Message: v.Message, Expr: v.Expr})
+	}
+	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	return tr, nil
+}
