@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -103,6 +104,7 @@ type Session struct {
 	crashed  chan struct{}
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
+	scriptID page.ScriptIdentifier
 }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is
@@ -207,7 +209,8 @@ func (s *Session) prepare(ctx context.Context) error {
 			if script == "" {
 				return nil
 			}
-			_, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+			res, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+			s.scriptID = res.Identifier
 			return err
 		}},
 	}
@@ -239,6 +242,46 @@ func (s *Session) navigate(ctx context.Context) error {
 	}
 	s.loaded.Store(true)
 	return s.WaitIdle(ctx)
+}
+
+// Restart loads the page again as if in a new tab: the runtime is injected
+// anew with the given frame rate (0 keeps the current one), the origin's
+// storage (localStorage, IndexedDB, cookies, caches) is cleared, and the
+// document, clock and random sequence start from scratch. It is much cheaper
+// than closing the session and opening another.
+func (s *Session) Restart(ctx context.Context, fps float64) error {
+	if fps > 0 {
+		s.cfg.FPS = fps
+	}
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw})
+	if err != nil {
+		return err
+	}
+	pctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	defer cancel()
+	if s.scriptID != "" {
+		if _, err := chromedp.Call(pctx, page.RemoveScriptToEvaluateOnNewDocument,
+			page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: s.scriptID}); err != nil {
+			return s.callErr(ctx, pctx, "removing the runtime", err)
+		}
+	}
+	res, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+	if err != nil {
+		return s.callErr(ctx, pctx, "injecting the runtime", err)
+	}
+	s.scriptID = res.Identifier
+	if _, err := chromedp.Call(pctx, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
+		return s.callErr(ctx, pctx, "clearing storage", err)
+	}
+	return s.Reload(ctx)
+}
+
+// callErr classifies the error of a CDP call made with callCtx.
+func (s *Session) callErr(outer, call context.Context, what string, err error) error {
+	if cerr := s.classify(outer, call, err); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // Loaded reports whether the page's document loaded.

@@ -26,8 +26,8 @@ type page struct {
 
 var _ contract.Page = (*page)(nil)
 
-// Close ends the session.
-func (p *page) Close() error { p.s.Close(); return nil }
+// The session outlives the page: the trial restarts it for the next probe
+// and closes it at the end, so page has no Close.
 
 func (p *page) Step(ctx context.Context, frames int) error {
 	_, err := p.s.Step(ctx, frames, true)

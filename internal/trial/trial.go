@@ -89,7 +89,24 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 		crash := fmt.Errorf("not run: the page crashed at load (%s)", rep.Crash.Kind)
 		open = func(context.Context, float64) (contract.Page, error) { return nil, crash }
 	} else {
+		// One tab serves every probe of the trial: each probe restarts it
+		// with a fresh document, clock and storage.
+		var reused *session.Session
+		defer func() {
+			if reused != nil {
+				reused.Close()
+			}
+		}()
 		open = func(ctx context.Context, fps float64) (contract.Page, error) {
+			if reused != nil {
+				if err := reused.Restart(ctx, fps); err != nil {
+					return nil, mapErr(err)
+				}
+				if !reused.Loaded() {
+					return nil, errors.New("the page did not load")
+				}
+				return &page{s: reused, fps: fps}, nil
+			}
 			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
 				CallTimeout: timeout, Logger: logger,
@@ -108,6 +125,7 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 				s.Close()
 				return nil, errors.New("the page did not load")
 			}
+			reused = s
 			return &page{s: s, fps: fps}, nil
 		}
 	}
