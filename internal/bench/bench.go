@@ -37,8 +37,10 @@ type Options struct {
 	WorldFrames int
 	Width       int
 	Height      int
-	Progress    func(msg string)
-	Logger      *slog.Logger
+	// Suite, when set, is judged on the virtual and on the real clock.
+	Suite    string
+	Progress func(msg string)
+	Logger   *slog.Logger
 }
 
 // Results is what a run measured. Times are wall-clock milliseconds.
@@ -49,6 +51,7 @@ type Results struct {
 	Throughput Throughput    `json:"throughput"`
 	Clock      ClockCompare  `json:"clock"`
 	Worlds     []WorldResult `json:"worlds"`
+	Suite      *SuiteResult  `json:"suite,omitempty"`
 }
 
 // Throughput is pages inspected per minute.
@@ -120,6 +123,11 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 			return nil, fmt.Errorf("world %s: %w", w, err)
 		}
 		res.Worlds = append(res.Worlds, wr)
+	}
+	if o.Suite != "" {
+		if res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.Progress); err != nil {
+			return nil, fmt.Errorf("suite %s: %w", o.Suite, err)
+		}
 	}
 	return res, nil
 }

@@ -25,6 +25,8 @@ type BenchOptions struct {
 	Corpus      string
 	JSON        bool
 	Out         string
+	Suite       string
+	NoWorlds    bool
 }
 
 // NewCmdBench builds 'worldprobe bench'.
@@ -55,6 +57,8 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.IntVar(&o.WorldFrames, "world-frames", 60, "frames stepped per corpus world")
 	f.StringVar(&o.Examples, "examples", "examples", "folder of example pages (<name>/index.html)")
 	f.StringVar(&o.Corpus, "corpus", "", "folder of heavier worlds (<name>/world.html); default ../shared/corpus/worldbench/worlds when present")
+	f.StringVar(&o.Suite, "suite", "", "also judge this suite's references and fixtures on the virtual and on the real clock")
+	f.BoolVar(&o.NoWorlds, "no-worlds", false, "skip the corpus worlds")
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.Out, "out", "", "also write the JSON results to this file")
 	return cmd
@@ -83,7 +87,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 		}
 	}
 	var worlds []string
-	if corpus != "" {
+	if corpus != "" && !o.NoWorlds {
 		worlds, _ = filepath.Glob(filepath.Join(corpus, "*", "world.html"))
 	}
 	nm, err := o.nodeModules(io)
@@ -97,7 +101,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	start := time.Now()
 	r, err := bench.Run(ctx, bench.Options{
 		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
-		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h,
+		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite,
 		Progress: func(msg string) {
 			fmt.Fprintf(io.ErrOut, "bench [%5.1fs] %s\n", time.Since(start).Seconds(), msg)
 		},
@@ -131,6 +135,12 @@ func printBench(w io.Writer, r *bench.Results) {
 	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, waiting in real time", c.RealTimeMs)
 	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, unthrottled, every frame drawn", c.PlainUnthrottledMs)
 	fmt.Fprintf(w, "  same state hash over repeated runs: %t\n", c.SameStateHash)
+	if s := r.Suite; s != nil {
+		fmt.Fprintf(w, "\nSuite %s: %d trials (references and fixtures) with --jobs %d\n", s.Suite, s.Trials, s.Jobs)
+		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "virtual clock", s.VirtualMs, s.VirtualPerMinute, 100*s.OracleVCovVirtual)
+		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "real clock (waiting)", s.RealTimeMs, s.RealTimePerMinute, 100*s.OracleVCovRealTime)
+		fmt.Fprintf(w, "  same verdicts on %d of %d trials; virtual clock %.1fx faster\n", s.SameVerdictTrials, s.Trials, s.RealTimeMs/max(1, s.VirtualMs))
+	}
 	if len(r.Worlds) > 0 {
 		fmt.Fprintf(w, "\n%-40s %-8s %8s %10s %10s %12s %12s %6s\n", "world", "outcome", "load ms", "js ms/fr", "draw ms", "noskip ms/fr", "noskip draw", "hash=")
 		for _, wr := range r.Sorted() {

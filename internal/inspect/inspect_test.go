@@ -330,3 +330,24 @@ cam.position.z = 3; scene.add(new THREE.Mesh(new THREE.BoxGeometry(), new THREE.
 	require.Equal(t, "0.160.0", r.ThreeVersion)
 	require.Equal(t, "160", r.Scene.ThreeRevision)
 }
+
+// TestShippedExamplesSkipDrawAndRepeat: every shipped example gives the same
+// state hash with and without draw skipping, and on a second run.
+func TestShippedExamplesSkipDrawAndRepeat(t *testing.T) {
+	examples, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "index.html"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(examples), 3)
+	for _, ex := range examples {
+		t.Run(filepath.Base(filepath.Dir(ex)), func(t *testing.T) {
+			t.Parallel()
+			skip := run(t, inspector(t, func(o *Options) { o.Frames = 90 }), ex)
+			again := run(t, inspector(t, func(o *Options) { o.Frames = 90 }), ex)
+			draw := run(t, inspector(t, func(o *Options) { o.Frames = 90; o.SkipDraw = false }), ex)
+			require.Equal(t, OutcomeOK, skip.Outcome, "crash: %+v", skip.Crash)
+			require.NotEqual(t, "null", string(skip.State))
+			require.Equal(t, skip.StateHash, again.StateHash)
+			require.Equal(t, skip.StateHash, draw.StateHash)
+			require.False(t, skip.Canvas.Blank)
+		})
+	}
+}

@@ -30,6 +30,11 @@ type Config struct {
 	// SkipDraw skips WebGL draw calls until a frame is stepped with drawing
 	// asked for: frames nobody observes need no pixels.
 	SkipDraw bool `json:"skipDraw"`
+	// RealTime leaves the page's clock, timers and animation frames real and
+	// makes a step wait for real frames. Benchmarks use it to compare with
+	// the way harnesses without a virtual clock work; nothing is
+	// deterministic in this mode.
+	RealTime bool `json:"realtime"`
 }
 
 // Script returns the injected runtime for cfg as one self-contained script.

@@ -101,8 +101,12 @@
   let frame = 0;        // frames stepped so far
 
   const perfProto = ObjectGetProto(G.performance);
-  perfProto.now = function now_() { return now; };
-  try { ObjectDefine(perfProto, 'timeOrigin', { get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
+  // In realtime mode (benchmarks only) the page keeps the real clock.
+  const realtime = config.realtime === true;
+  if (!realtime) {
+    perfProto.now = function now_() { return now; };
+    try { ObjectDefine(perfProto, 'timeOrigin', { get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
+  }
 
   function VirtualDate(...args) {
     if (!new.target) return new RealDate(epochMs + now).toString();
@@ -110,11 +114,13 @@
     return Reflect.construct(RealDate, args, new.target);
   }
   VirtualDate.prototype = RealDate.prototype;
-  ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
   VirtualDate.now = function dateNow() { return Math.floor(epochMs + now); };
   VirtualDate.parse = RealDate.parse;
   VirtualDate.UTC = RealDate.UTC;
-  G.Date = VirtualDate;
+  if (!realtime) {
+    ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
+    G.Date = VirtualDate;
+  }
 
   // Timers follow the HTML rule: nested deeper than 5, a delay is at least 4 ms.
   const timers = new RealMap();
@@ -133,14 +139,16 @@
     timers.set(id, { id, fn, args, at: now + delay, delay, repeat, seq: id, level });
     return id;
   }
-  G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
-  G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
-  G.clearTimeout = function clearTimeout(id) { timers.delete(id); };
-  G.clearInterval = function clearInterval(id) { timers.delete(id); };
-  G.requestIdleCallback = function requestIdleCallback(fn) {
-    return addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 0, [], false);
-  };
-  G.cancelIdleCallback = function cancelIdleCallback(id) { timers.delete(id); };
+  if (!realtime) {
+    G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
+    G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
+    G.clearTimeout = function clearTimeout(id) { timers.delete(id); };
+    G.clearInterval = function clearInterval(id) { timers.delete(id); };
+    G.requestIdleCallback = function requestIdleCallback(fn) {
+      return addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 0, [], false);
+    };
+    G.cancelIdleCallback = function cancelIdleCallback(id) { timers.delete(id); };
+  }
 
   const MAX_TIMER_RUNS = 100000;
   function runTimersUntil(limit) {
@@ -167,12 +175,14 @@
 
   let rafSeq = 0;
   const rafs = new RealMap();
-  G.requestAnimationFrame = function requestAnimationFrame(fn) {
-    const id = ++rafSeq;
-    rafs.set(id, fn);
-    return id;
-  };
-  G.cancelAnimationFrame = function cancelAnimationFrame(id) { rafs.delete(id); };
+  if (!realtime) {
+    G.requestAnimationFrame = function requestAnimationFrame(fn) {
+      const id = ++rafSeq;
+      rafs.set(id, fn);
+      return id;
+    };
+    G.cancelAnimationFrame = function cancelAnimationFrame(id) { rafs.delete(id); };
+  }
 
   // ---- WebGL: count draws, skip them on frames nobody observes ----
   // Draws before the first observation are nobody's to see either.
@@ -331,6 +341,18 @@
   async function step(n, opts) {
     opts = opts || {};
     const perFrame = [];
+    if (realtime) {
+      // Wait n real animation frames, as a harness without a virtual clock does.
+      skipDraw = false;
+      for (let i = 0; i < n; i++) {
+        drawsThisFrame = 0;
+        await new RealPromise((resolve) => realRAF(resolve));
+        frame++;
+        perFrame.push([1, drawsThisFrame]);
+      }
+      now = performance.now();
+      return { frame, virtualMs: now, perFrame };
+    }
     for (let i = 0; i < n; i++) {
       const last = i === n - 1;
       skipDraw = opts.skip === true && !(last && opts.draw === true);

@@ -59,6 +59,9 @@ type Config struct {
 	// injected instead (e.g. a frame counter).
 	Plain  bool
 	Script string
+	// RealTime injects the runtime with a real clock (see pageenv.Config);
+	// only benchmarks use it.
+	RealTime bool
 }
 
 func (c *Config) defaults() {
@@ -156,7 +159,7 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 
 // prepare sets up emulation, interception and the injected runtime.
 func (s *Session) prepare(ctx context.Context) error {
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
 	if err != nil {
 		return err
 	}
@@ -253,7 +256,7 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if fps > 0 {
 		s.cfg.FPS = fps
 	}
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,11 @@ type Judge struct {
 	Browser  *browser.Browser
 	Resolver *resolve.Resolver
 	Logger   *slog.Logger
-	// SkipDraw skips draw calls on unobserved frames (default true via New).
+	// SkipDraw skips draw calls on unobserved frames.
 	SkipDraw bool
+	// RealTime runs probes on the real clock (benchmarks only: verdicts may
+	// vary between runs).
+	RealTime bool
 }
 
 // Input is one trial to judge.
@@ -109,7 +112,7 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 			}
 			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
-				CallTimeout: timeout, Logger: logger,
+				CallTimeout: timeout, Logger: logger, RealTime: j.RealTime,
 			})
 			if s == nil {
 				if ctx.Err() != nil {
