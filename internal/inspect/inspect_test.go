@@ -18,6 +18,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/session"
 )
 
@@ -31,11 +32,7 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := func() int {
-		nm, _ := filepath.Abs("../../web/node_modules")
-		testResolver, setupErr = resolve.New(nm)
-		if setupErr == nil {
-			testBrowser, setupErr = browser.Launch(context.Background(), browser.Options{Jobs: 2})
-		}
+		testBrowser, testResolver, setupErr = testenv.Start(2)
 		if testBrowser != nil {
 			defer testBrowser.Close()
 		}

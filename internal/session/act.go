@@ -195,19 +195,24 @@ func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
 	return Point{}, fmt.Errorf("an action needs a target: %w", ErrNoTarget)
 }
 
-func (s *Session) mouse(ctx context.Context, p input.DispatchMouseEventParams) error {
+// call sends one CDP command to the page within the call timeout; a hung
+// or crashed page gives ErrUnresponsive or ErrCrashed.
+func call[P, R any](ctx context.Context, s *Session, what string, cmd cdp.Command[P, R], params P) (R, error) {
 	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
 	defer cancel()
+	r, err := chromedp.Call(cctx, cmd, params)
+	if err != nil {
+		return r, s.callErr(ctx, cctx, what, err)
+	}
+	return r, nil
+}
+
+func (s *Session) mouse(ctx context.Context, p input.DispatchMouseEventParams) error {
 	if p.PointerType == "" {
 		p.PointerType = input.DispatchMouseEventPointerTypeMouse
 	}
-	if _, err := chromedp.Call(cctx, input.DispatchMouseEvent, p); err != nil {
-		if cerr := s.classify(ctx, cctx, err); cerr != nil {
-			return cerr
-		}
-		return fmt.Errorf("dispatching %s: %w", p.Type, err)
-	}
-	return nil
+	_, err := call(ctx, s, "dispatching "+string(p.Type), input.DispatchMouseEvent, p)
+	return err
 }
 
 // settleInput lets input the browser aligns to real frames reach the page.
@@ -284,14 +289,9 @@ func (s *Session) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 	if err != nil {
 		return err
 	}
-	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
-	defer cancel()
 	params := wheelParams{Type: string(input.DispatchMouseEventTypeMouseWheel), X: p.X, Y: p.Y, DeltaX: dx, DeltaY: dy}
-	if _, err := chromedp.Call(cctx, dispatchWheel, params); err != nil {
-		if cerr := s.classify(ctx, cctx, err); cerr != nil {
-			return cerr
-		}
-		return fmt.Errorf("dispatching a wheel event: %w", err)
+	if _, err := call(ctx, s, "dispatching a wheel event", dispatchWheel, params); err != nil {
+		return err
 	}
 	return s.settleInput(ctx)
 }
@@ -352,17 +352,9 @@ func (s *Session) Key(ctx context.Context, kind, key string) error {
 		return fmt.Errorf("key event kind %q: want down, up or press", kind)
 	}
 	for _, ev := range evs {
-		cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
-		_, err := chromedp.Call(cctx, input.DispatchKeyEvent, ev)
-		if err != nil {
-			cerr := s.classify(ctx, cctx, err)
-			cancel()
-			if cerr != nil {
-				return cerr
-			}
-			return fmt.Errorf("dispatching key %q: %w", key, err)
+		if _, err := call(ctx, s, fmt.Sprintf("dispatching key %q", key), input.DispatchKeyEvent, ev); err != nil {
+			return err
 		}
-		cancel()
 	}
 	return s.settleInput(ctx)
 }
@@ -379,17 +371,9 @@ func (s *Session) Type(ctx context.Context, selector, text string) error {
 	if !found {
 		return fmt.Errorf("no element matches %q: %w", selector, ErrNoTarget)
 	}
-	cctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
-	_, err := chromedp.Call(cctx, input.InsertText, input.InsertTextParams{Text: text})
-	if err != nil {
-		cerr := s.classify(ctx, cctx, err)
-		cancel()
-		if cerr != nil {
-			return cerr
-		}
-		return fmt.Errorf("typing into %q: %w", selector, err)
+	if _, err := call(ctx, s, fmt.Sprintf("typing into %q", selector), input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		return err
 	}
-	cancel()
 	change := fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (el) el.dispatchEvent(new Event('change', {bubbles: true})); })()`, jsString(selector))
 	if err := s.eval(ctx, s.cfg.CallTimeout, change, false, nil); err != nil {
 		return err

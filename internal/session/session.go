@@ -260,21 +260,19 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if err != nil {
 		return err
 	}
-	pctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
-	defer cancel()
 	if s.scriptID != "" {
-		if _, err := chromedp.Call(pctx, page.RemoveScriptToEvaluateOnNewDocument,
+		if _, err := call(ctx, s, "removing the runtime", page.RemoveScriptToEvaluateOnNewDocument,
 			page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: s.scriptID}); err != nil {
-			return s.callErr(ctx, pctx, "removing the runtime", err)
+			return err
 		}
 	}
-	res, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+	res, err := call(ctx, s, "injecting the runtime", page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
 	if err != nil {
-		return s.callErr(ctx, pctx, "injecting the runtime", err)
+		return err
 	}
 	s.scriptID = res.Identifier
-	if _, err := chromedp.Call(pctx, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
-		return s.callErr(ctx, pctx, "clearing storage", err)
+	if _, err := call(ctx, s, "clearing storage", storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
+		return err
 	}
 	return s.Reload(ctx)
 }

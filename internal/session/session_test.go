@@ -13,6 +13,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
 var (
@@ -23,11 +24,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := func() int {
-		nm, _ := filepath.Abs("../../web/node_modules")
-		testResolver, setupErr = resolve.New(nm)
-		if setupErr == nil {
-			testBrowser, setupErr = browser.Launch(context.Background(), browser.Options{Jobs: 2})
-		}
+		testBrowser, testResolver, setupErr = testenv.Start(2)
 		if testBrowser != nil {
 			defer testBrowser.Close()
 		}

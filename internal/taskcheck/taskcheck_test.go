@@ -8,8 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/browser"
-	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -18,12 +17,7 @@ var judge *trial.Judge
 
 func TestMain(m *testing.M) {
 	code := func() int {
-		nm, _ := filepath.Abs("../../web/node_modules")
-		res, err := resolve.New(nm)
-		if err != nil {
-			panic(err)
-		}
-		b, err := browser.Launch(context.Background(), browser.Options{Jobs: 2})
+		b, res, err := testenv.Start(2)
 		if err != nil {
 			panic(err)
 		}
