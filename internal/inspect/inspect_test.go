@@ -18,8 +18,8 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
-	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
 // One browser per test binary; every test gets fresh browser contexts.

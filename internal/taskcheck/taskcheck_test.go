@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
