@@ -90,6 +90,7 @@ type WorldResult struct {
 	DrawObservedMs   float64 `json:"draw_observed_ms"`
 	NoSkipPerFrameMs float64 `json:"noskip_per_frame_ms"`
 	NoSkipDrawMs     float64 `json:"noskip_draw_observed_ms"`
+	NoSkipOutcome    string  `json:"noskip_outcome"`
 	SameStateHash    bool    `json:"same_state_hash_skip_vs_noskip"`
 }
 
@@ -256,6 +257,10 @@ func world(ctx context.Context, b *browser.Browser, o Options, page string) (Wor
 	draw, err := o.inspector(b, o.WorldFrames, false).Inspect(ctx, page)
 	if err != nil {
 		return wr, err
+	}
+	wr.NoSkipOutcome = draw.Outcome
+	if draw.Crash != nil {
+		wr.NoSkipOutcome += " (" + draw.Crash.Kind + ")"
 	}
 	n := float64(max(1, o.WorldFrames))
 	wr.LoadMs = skip.Timing.LoadMs

@@ -142,10 +142,10 @@ func printBench(w io.Writer, r *bench.Results) {
 		fmt.Fprintf(w, "  same verdicts on %d of %d trials; virtual clock %.1fx faster\n", s.SameVerdictTrials, s.Trials, s.RealTimeMs/max(1, s.VirtualMs))
 	}
 	if len(r.Worlds) > 0 {
-		fmt.Fprintf(w, "\n%-40s %-8s %8s %10s %10s %12s %12s %6s\n", "world", "outcome", "load ms", "js ms/fr", "draw ms", "noskip ms/fr", "noskip draw", "hash=")
+		fmt.Fprintf(w, "\n%-28s %-8s %8s %10s %10s %12s %12s %-10s %6s\n", "world", "outcome", "load ms", "js ms/fr", "draw ms", "noskip ms/fr", "noskip draw", "noskip", "hash=")
 		for _, wr := range r.Sorted() {
-			fmt.Fprintf(w, "%-40s %-8s %8.0f %10.1f %10.0f %12.1f %12.0f %6t\n", abbreviate(wr.Page, 40), wr.Outcome,
-				wr.LoadMs, wr.JSPerFrameMs, wr.DrawObservedMs, wr.NoSkipPerFrameMs, wr.NoSkipDrawMs, wr.SameStateHash)
+			fmt.Fprintf(w, "%-28s %-8s %8.0f %10.1f %10.0f %12.1f %12.0f %-10s %6t\n", abbreviate(filepath.Base(filepath.Dir(wr.Page)), 28), wr.Outcome,
+				wr.LoadMs, wr.JSPerFrameMs, wr.DrawObservedMs, wr.NoSkipPerFrameMs, wr.NoSkipDrawMs, wr.NoSkipOutcome, wr.SameStateHash)
 		}
 	}
 }
