@@ -178,14 +178,6 @@ func (s *Session) prepare(ctx context.Context) error {
 			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
 			return err
 		}},
-		{"watching script compilation", func() error {
-			if _, err := chromedp.Call(pctx, debugger.Enable, debugger.EnableParams{}); err != nil {
-				return err
-			}
-			// A page's own debugger statements must never pause it.
-			_, err := chromedp.Call(pctx, debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
-			return err
-		}},
 		{"intercepting requests", func() error {
 			_, err := chromedp.Call(pctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
 			return err
@@ -228,6 +220,13 @@ func (s *Session) prepare(ctx context.Context) error {
 // navigate loads the entry page and waits for its load event and for the
 // network to go quiet.
 func (s *Session) navigate(ctx context.Context) error {
+	// While the page loads, the debugger reports each script compiled, so
+	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
+	// switched off once the page is idle: with it on, V8 pauses a page near
+	// its heap limit instead of letting it crash.
+	if err := s.watchCompilation(ctx, true); err != nil {
+		return err
+	}
 	nctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	_, err := chromedp.RunResponse(nctx, chromedp.Navigate(s.entry))
@@ -244,7 +243,28 @@ func (s *Session) navigate(ctx context.Context) error {
 		return nil
 	}
 	s.loaded.Store(true)
-	return s.WaitIdle(ctx)
+	if err := s.WaitIdle(ctx); err != nil {
+		return err
+	}
+	return s.watchCompilation(ctx, false)
+}
+
+// watchCompilation switches the debugger's script reports on or off.
+func (s *Session) watchCompilation(ctx context.Context, on bool) error {
+	if s.cfg.Plain {
+		return nil
+	}
+	if !on {
+		s.scripts.reset()
+		_, err := call(ctx, s, "stopping the debugger", debugger.Disable, cdp.Empty{})
+		return err
+	}
+	if _, err := call(ctx, s, "starting the debugger", debugger.Enable, debugger.EnableParams{}); err != nil {
+		return err
+	}
+	// A page's own debugger statements must never pause it.
+	_, err := call(ctx, s, "starting the debugger", debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
+	return err
 }
 
 // Restart loads the page again as if in a new tab: the runtime is injected
@@ -473,6 +493,12 @@ func (t *scriptTracker) parsed(url string) {
 			delete(t.pending, url)
 		}
 	}
+}
+
+func (t *scriptTracker) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending = nil
 }
 
 func (t *scriptTracker) waiting() int {
