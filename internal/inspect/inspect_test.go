@@ -259,10 +259,11 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 func TestCorpusWorldsLoadOffline(t *testing.T) {
 	worlds := corpusWorlds(t)
 	require.Len(t, worlds, 5)
-	in := inspector(t, func(o *Options) { o.Frames = 20; o.Timeout = 120 * time.Second; o.Width, o.Height = 640, 400 })
+	// One world at a time, small: they share one GPU process, and a heavy
+	// world's drawing must not be taken for another world hanging.
+	in := inspector(t, func(o *Options) { o.Frames = 10; o.Timeout = 120 * time.Second; o.Width, o.Height = 400, 250 })
 	for _, w := range worlds {
 		t.Run(filepath.Base(filepath.Dir(w))+"/"+filepath.Base(w), func(t *testing.T) {
-			t.Parallel()
 			r := run(t, in, w)
 			require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v errors: %+v blocked: %+v", r.Crash, r.Errors, r.Requests.Blocked)
 			require.NotEmpty(t, r.ThreeVersion)
