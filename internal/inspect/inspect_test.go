@@ -261,7 +261,10 @@ func TestCorpusWorldsLoadOffline(t *testing.T) {
 	require.Len(t, worlds, 5)
 	// One world at a time, small: they share one GPU process, and a heavy
 	// world's drawing must not be taken for another world hanging.
-	in := inspector(t, func(o *Options) { o.Frames = 10; o.Timeout = 120 * time.Second; o.Width, o.Height = 400, 250 })
+	in := inspector(t, func(o *Options) {
+		o.Frames, o.Timeout, o.GPUTime = 10, 120*time.Second, 5*time.Minute
+		o.Width, o.Height = 400, 250
+	})
 	for _, w := range worlds {
 		t.Run(filepath.Base(filepath.Dir(w))+"/"+filepath.Base(w), func(t *testing.T) {
 			r := run(t, in, w)
