@@ -36,9 +36,11 @@ type Planned struct {
 	Candidate string // name shown in reports
 	Page      string // path of the HTML file; "" when the model produced none
 	Digest    string // sha256 of the page ("" when missing)
-	Sample    int
-	Variant   string
-	Params    map[string]any
+	// TaskDigest is the sha256 of the task folder, computed once in Plan.
+	TaskDigest string
+	Sample     int
+	Variant    string
+	Params     map[string]any
 	// Expect is set for fixtures: what the fixture must fail.
 	Expect *task.Fixture
 }
@@ -78,7 +80,7 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 				}
 				for k := 0; k < max(1, repeat); k++ {
 					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, Digest: dg,
-						Sample: k, Params: t.DefaultParams(), Expect: pg.expect}
+						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect}
 					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, "")
 					out = append(out, p)
 				}

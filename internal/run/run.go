@@ -85,8 +85,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	}
 	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
 	for _, p := range o.Plan {
-		d, _ := p.Task.Digest()
-		lock.Tasks[p.Task.ID] = d
+		lock.Tasks[p.Task.ID] = p.TaskDigest
 		if p.Page != "" {
 			lock.Candidates[p.Model+"/"+p.Task.ID+"/"+p.Candidate] = p.Digest
 		}
