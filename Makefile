@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium web build demo check-suite test test-slow bench vet fmt clean
+.PHONY: all setup chromium web build demo check-suite harden check-variants test test-slow bench vet fmt clean
 
 all: build
 
@@ -29,14 +29,27 @@ build:
 	$(GO) build -o $(BIN) ./cmd/worldprobe
 
 ## demo: judge the starter suite (reference solutions as "oracle", flawed fixtures as
-## "fixtures"), print the leaderboard and where the report is
+## "fixtures") and one Robust variant of every task with parameters, print the
+## leaderboard (Core vs. Robust V-Cov) and where the report is
 demo: setup
-	rm -rf out/demo
-	./$(BIN) run suites/starter --oracle --fixtures --out out/demo
+	rm -rf out/demo out/demo-variants
+	./$(BIN) suite perturb suites/starter --variants 1 --seed 1 --out out/demo-variants
+	./$(BIN) run suites/starter --variants out/demo-variants --oracle --fixtures --out out/demo
 
-## check-suite: 'task check' every starter task (reference ×3, fixtures)
+## check-suite: 'task check' every starter task (reference ×3, fixtures), no mutants
 check-suite: setup
-	./$(BIN) task check suites/starter
+	./$(BIN) task check --no-mutants suites/starter
+
+## harden: 'task check' with mutation testing on every starter task; writes the
+## summary to docs/hardening.md (slow: tens of minutes)
+harden: setup
+	./$(BIN) task check --summary docs/hardening.md suites/starter
+
+## check-variants: write 2 Robust variants of every task with parameters and
+## prove each reference passes its contract
+check-variants: setup
+	rm -rf out/variants
+	./$(BIN) suite perturb suites/starter --variants 2 --seed 1 --out out/variants --check
 
 ## test: install what is missing and run every test
 test: setup vet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -27,63 +28,77 @@ type SuiteResult struct {
 	SameVerdictTrials  int     `json:"same_verdict_trials"`
 	OracleVCovVirtual  float64 `json:"oracle_v_cov_virtual"`
 	OracleVCovRealTime float64 `json:"oracle_v_cov_real_time"`
+	// DifferentVerdicts lists the trials whose verdicts differ between the clocks.
+	DifferentVerdicts []string `json:"different_verdicts"`
 }
 
 // Suite judges the suite's references and fixtures twice, on the virtual
-// and on the real clock, and compares speed and verdicts.
+// and on the real clock, and compares speed and verdicts. To share the
+// machine's noise fairly, the two modes alternate task by task (each task's
+// trials run with the browser's jobs, first on one clock, then on the other);
+// the wall times are summed per mode.
 func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir string, progress func(string)) (*SuiteResult, error) {
 	tasks, err := task.LoadSuite(dir)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := run.Plan(tasks, []run.Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}, 1)
-	if err != nil {
-		return nil, err
-	}
-	out := &SuiteResult{Suite: dir, Trials: len(plan), Jobs: b.Jobs()}
-	verdicts := map[bool]map[string]string{}
-	for _, realtime := range []bool{false, true} {
-		progress(fmt.Sprintf("suite %s, real clock: %t", dir, realtime))
-		tmp, err := os.MkdirTemp("", "worldprobe-bench-")
+	sources := []run.Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}
+	out := &SuiteResult{Suite: dir, Jobs: b.Jobs()}
+	verdicts := map[bool]map[string]string{false: {}, true: {}}
+	walls := map[bool]time.Duration{}
+	vcov := map[bool][]float64{}
+	for i, t := range tasks {
+		plan, err := run.Plan([]*task.Task{t}, sources, 1)
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
-		sum, err := run.Execute(ctx, run.Options{Out: tmp, Plan: plan, Jobs: b.Jobs(),
-			Config: run.Config{Suite: dir, Repeat: 1},
-			Judge:  &trial.Judge{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
-		wall := time.Since(start)
-		os.RemoveAll(tmp)
-		if err != nil {
-			return nil, err
-		}
-		verdicts[realtime] = map[string]string{}
-		var vcov float64
-		var n int
-		for _, t := range sum.Trials {
-			sig := t.Outcome + t.CrashKind
-			for _, a := range t.Assertions {
-				sig += "|" + a.Probe + ":" + a.Status
+		out.Trials += len(plan)
+		for _, realtime := range []bool{false, true} {
+			progress(fmt.Sprintf("task %d/%d %s (%d trials), real clock: %t", i+1, len(tasks), t.ID, len(plan), realtime))
+			tmp, err := os.MkdirTemp("", "worldprobe-bench-")
+			if err != nil {
+				return nil, err
 			}
-			verdicts[realtime][t.Key] = sig
-			if t.Model == "oracle" {
-				vcov += t.VCov
-				n++
+			start := time.Now()
+			sum, err := run.Execute(ctx, run.Options{Out: tmp, Plan: plan, Jobs: b.Jobs(),
+				Config: run.Config{Suite: dir, Repeat: 1},
+				Judge:  &trial.Judge{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
+			walls[realtime] += time.Since(start)
+			os.RemoveAll(tmp)
+			if err != nil {
+				return nil, err
 			}
-		}
-		if n > 0 {
-			vcov /= float64(n)
-		}
-		if realtime {
-			out.RealTimeMs, out.RealTimePerMinute, out.OracleVCovRealTime = ms(wall), float64(len(plan))/wall.Minutes(), vcov
-		} else {
-			out.VirtualMs, out.VirtualPerMinute, out.OracleVCovVirtual = ms(wall), float64(len(plan))/wall.Minutes(), vcov
+			for _, tr := range sum.Trials {
+				sig := tr.Outcome + tr.CrashKind
+				for _, a := range tr.Assertions {
+					sig += "|" + a.Probe + ":" + a.Status
+				}
+				verdicts[realtime][tr.Key] = sig
+				if tr.Model == "oracle" {
+					vcov[realtime] = append(vcov[realtime], tr.VCov)
+				}
+			}
 		}
 	}
+	mean := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		var s float64
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	out.VirtualMs, out.VirtualPerMinute, out.OracleVCovVirtual = ms(walls[false]), float64(out.Trials)/walls[false].Minutes(), mean(vcov[false])
+	out.RealTimeMs, out.RealTimePerMinute, out.OracleVCovRealTime = ms(walls[true]), float64(out.Trials)/walls[true].Minutes(), mean(vcov[true])
 	for k, v := range verdicts[false] {
 		if verdicts[true][k] == v {
 			out.SameVerdictTrials++
+		} else {
+			out.DifferentVerdicts = append(out.DifferentVerdicts, k)
 		}
 	}
+	sort.Strings(out.DifferentVerdicts)
 	return out, nil
 }

@@ -140,6 +140,9 @@ func printBench(w io.Writer, r *bench.Results) {
 		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "virtual clock", s.VirtualMs, s.VirtualPerMinute, 100*s.OracleVCovVirtual)
 		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "real clock (waiting)", s.RealTimeMs, s.RealTimePerMinute, 100*s.OracleVCovRealTime)
 		fmt.Fprintf(w, "  same verdicts on %d of %d trials; virtual clock %.1fx faster\n", s.SameVerdictTrials, s.Trials, s.RealTimeMs/max(1, s.VirtualMs))
+		for _, k := range s.DifferentVerdicts {
+			fmt.Fprintf(w, "  verdicts differ: %s\n", k)
+		}
 	}
 	if len(r.Worlds) > 0 {
 		fmt.Fprintf(w, "\n%-28s %-8s %8s %10s %10s %12s %12s %-10s %6s\n", "world", "outcome", "load ms", "js ms/fr", "draw ms", "noskip ms/fr", "noskip draw", "noskip", "hash=")

@@ -26,6 +26,7 @@ type RunOptions struct {
 	Out        string
 	Rerun      []string
 	Suite      string
+	Variants   string
 }
 
 // NewCmdRun builds 'worldprobe run'.
@@ -51,7 +52,8 @@ Exit status: 0 when every trial ran (whatever the scores), 2 on usage errors,
 3 on infrastructure errors.`,
 		Example: `  worldprobe run suites/starter --oracle --fixtures
   worldprobe run suites/starter --candidates gpt=out/gpt --candidates claude=out/claude --repeat 3
-  worldprobe run suites/starter --candidates gpt=out/gpt --rerun crash,timeout`,
+  worldprobe run suites/starter --candidates gpt=out/gpt --rerun crash,timeout
+  worldprobe suite perturb suites/starter --variants 3 --out robust && worldprobe run suites/starter --variants robust --oracle`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("run needs one SUITE folder")
@@ -71,6 +73,7 @@ Exit status: 0 when every trial ran (whatever the scores), 2 on usage errors,
 	f.IntVar(&o.Repeat, "repeat", 1, "samples per task and candidate")
 	f.StringVar(&o.Out, "out", "", "run folder (default runs/<suite name>)")
 	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: crash, timeout, fail, pass, all")
+	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	return cmd
 }
 
@@ -91,6 +94,18 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	}
 	if len(tasks) == 0 {
 		return usageErr("suite %s has no tasks", o.Suite)
+	}
+	if o.Variants != "" {
+		vs, err := task.LoadSuite(o.Variants)
+		if err != nil {
+			return usageErr("loading variants %s: %w", o.Variants, err)
+		}
+		for _, v := range vs {
+			if v.VariantOf == "" {
+				return usageErr("--variants %s: %s is not a Robust variant (no variant_of in its task.yaml)", o.Variants, v.ID)
+			}
+		}
+		tasks = append(tasks, vs...)
 	}
 	var sources []run.Source
 	for _, c := range o.Candidates {
@@ -123,6 +138,9 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	}
 	suiteAbs, _ := filepath.Abs(o.Suite)
 	cfg := run.Config{Suite: suiteAbs, Sources: sources, Repeat: o.Repeat}
+	if o.Variants != "" {
+		cfg.Variants, _ = filepath.Abs(o.Variants)
+	}
 	for _, t := range tasks {
 		cfg.Tasks = append(cfg.Tasks, t.ID)
 	}

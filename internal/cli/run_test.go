@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -48,6 +50,23 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	require.Equal(t, 1.0, oracle.VCov)
 	require.Equal(t, "ok", oracle.Outcome)
 	require.FileExists(t, filepath.Join(out, "trials", "simulation_tiny__oracle__solution__s0", "screenshot.png"))
+	// trace.jsonl lists every state the contract read; state_hash is its digest.
+	traceFile := filepath.Join(out, "trials", "simulation_tiny__oracle__solution__s0", "trace.jsonl")
+	raw, err := os.ReadFile(traceFile)
+	require.NoError(t, err)
+	sum := sha256.Sum256(raw)
+	require.Equal(t, hex.EncodeToString(sum[:]), oracle.StateHash)
+	require.Contains(t, oracle.Artifacts, "trace.jsonl")
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var first struct {
+		Probe, Kind string
+		State       map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	require.Equal(t, "interface", first.Probe)
+	require.Equal(t, "state", first.Kind)
+	require.Contains(t, first.State, "x")
+	require.Greater(t, len(lines), 1, "the contract's snapshots and assertions are traced too")
 	frozen := trials["simulation_tiny__fixtures__frozen__s0"]
 	require.False(t, frozen.Pass)
 	require.Equal(t, []result.Assertion{{Probe: "moves_at_one_metre_per_second", Level: "transition", Status: "fail",
@@ -104,6 +123,8 @@ func TestKill9LosesNoFinishedTrial(t *testing.T) {
 	}
 	for _, tr := range after {
 		require.True(t, tr.Pass)
+		require.Equal(t, after["simulation_tiny__oracle__solution__s0"].StateHash, tr.StateHash,
+			"every repeat of the same page reads the same states")
 	}
 	entries, _ := os.ReadDir(filepath.Join(out, "trials"))
 	for _, e := range entries {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"sort"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 // schemas maps a name to the JSON Schema it prints.
 var schemas = map[string]func() []byte{
 	"models": llm.ModelsSchema,
+	"result": result.Schema,
 	"task":   task.Schema,
 }
 

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/taskcheck"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -21,29 +24,48 @@ func NewCmdTask(io IO) *cobra.Command {
 		Short: "Author and verify tasks (see docs/tasks.md)",
 	}
 	cmd.AddCommand(newCmdTaskCheck(io))
+	cmd.AddCommand(newTaskMutateCmd())
 	return cmd
 }
 
 // TaskCheckOptions are the flags of 'worldprobe task check'.
 type TaskCheckOptions struct {
 	engineFlags
-	JSON  bool
-	Paths []string
+	JSON       bool
+	Paths      []string
+	NoMutants  bool
+	Seed       int64
+	MaxMutants int
+	Operators  []string
+	Summary    string
 }
+
+// DefaultMaxMutants is how many mutants 'task check' judges per task by default.
+const DefaultMaxMutants = 20
 
 func newCmdTaskCheck(io IO) *cobra.Command {
 	o := &TaskCheckOptions{}
 	cmd := &cobra.Command{
 		Use:   "check TASK...",
-		Short: "Lint a task, prove its reference passes, and its fixtures fail as stated",
+		Short: "Lint a task, prove its reference passes, its fixtures fail as stated, and its contract kills mutants",
 		Long: `For each TASK (a task folder, or a suite folder for all its tasks):
   - lint: task.yaml and contract.yaml are valid, every state path the contract
-    reads is declared in task.yaml and named in brief.md;
-  - the reference solution passes every assertion ` + fmt.Sprint(taskcheck.ReferenceRuns) + ` times with identical verdicts;
-  - each candidates/<name>/ fixture fails where its expect.yaml says.
-Exit status 0 when every task is clean, 1 otherwise.`,
+    reads is declared in task.yaml and named in brief.md, every parameter is
+    written {{params.NAME}} in the brief and read from the reference's
+    task-params block;
+  - the reference solution passes every assertion ` + fmt.Sprint(taskcheck.ReferenceRuns) + ` times with identical
+    verdicts and identical state hashes;
+  - each candidates/<name>/ fixture fails where its expect.yaml says;
+  - mutation testing (unless --no-mutants): up to --max-mutants mutants of the
+    reference (see 'worldprobe task mutate --help') are judged. A mutant is
+    killed when an assertion fails or the page crashes; equivalent when it
+    passes and read exactly the reference's states, scene summaries and pixels
+    (excluded); otherwise it survived, and the contract is too weak. A task is
+    hardened when no mutant survives; survivors are printed with their diffs.
+Exit status 0 when every task is clean and hardened, 1 otherwise.`,
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
-  worldprobe task check suites/starter`,
+  worldprobe task check --no-mutants suites/starter
+  worldprobe task check --summary docs/hardening.md suites/starter`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("task check needs at least one TASK folder")
@@ -57,6 +79,11 @@ Exit status 0 when every task is clean, 1 otherwise.`,
 	}
 	o.engineFlags.register(cmd.Flags())
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the reports as JSON")
+	cmd.Flags().BoolVar(&o.NoMutants, "no-mutants", false, "skip mutation testing (lint, reference and fixtures only)")
+	cmd.Flags().Int64Var(&o.Seed, "seed", 1, "seed of the mutant selection")
+	cmd.Flags().IntVar(&o.MaxMutants, "max-mutants", DefaultMaxMutants, "mutants judged per task, chosen across operators (0 = all)")
+	cmd.Flags().StringSliceVar(&o.Operators, "operators", nil, "only these mutation operators (comma-separated; default all)")
+	cmd.Flags().StringVar(&o.Summary, "summary", "", "also write the mutation summary as a Markdown table to this file")
 	return cmd
 }
 
@@ -99,27 +126,23 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	}
 	defer os.RemoveAll(work)
 	judge := &trial.Judge{Browser: b, Resolver: res, SkipDraw: true}
-	reports := make([]*taskcheck.Report, len(tasks))
-	errs := make([]error, len(tasks))
-	sem := make(chan struct{}, b.Jobs())
-	done := make(chan int)
-	for i, t := range tasks {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			reports[i], errs[i] = taskcheck.Check(ctx, judge, t, filepath.Join(work, fmt.Sprint(i)))
-			done <- i
-		}()
-	}
-	for range tasks {
-		i := <-done
-		if errs[i] == nil {
-			fmt.Fprintf(io.ErrOut, "checked %s: %s\n", tasks[i].ID, map[bool]string{true: "clean", false: "PROBLEMS"}[reports[i].OK()])
+	copts := taskcheck.Options{Mutants: !o.NoMutants, Jobs: b.Jobs(),
+		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators}}
+	if !o.NoMutants {
+		var mu sync.Mutex
+		copts.Progress = func(id string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(io.ErrOut, "  %s: mutant %d/%d judged\n", id, done, total)
 		}
 	}
-	for i, err := range errs {
-		if err != nil {
-			return runtimeErr(fmt.Errorf("checking %s: %w", tasks[i].ID, err))
+	reports, err := checkAll(ctx, io, judge, tasks, work, copts)
+	if err != nil {
+		return err
+	}
+	if o.Summary != "" {
+		if err := os.WriteFile(o.Summary, []byte(taskcheck.Markdown(reports)), 0o644); err != nil {
+			return runtimeErr(fmt.Errorf("writing the summary: %w", err))
 		}
 	}
 	if o.JSON {
@@ -139,8 +162,38 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	return nil
 }
 
+// checkAll checks tasks, as many at once as the browser has jobs, and says
+// on stderr when each is done.
+func checkAll(ctx context.Context, io IO, judge *trial.Judge, tasks []*task.Task, work string, opts taskcheck.Options) ([]*taskcheck.Report, error) {
+	reports := make([]*taskcheck.Report, len(tasks))
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, judge.Browser.Jobs())
+	done := make(chan int)
+	for i, t := range tasks {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			reports[i], errs[i] = taskcheck.Check(ctx, judge, t, filepath.Join(work, fmt.Sprint(i)), opts)
+			done <- i
+		}()
+	}
+	for range tasks {
+		i := <-done
+		if errs[i] == nil {
+			fmt.Fprintf(io.ErrOut, "checked %s: %s\n", tasks[i].ID, map[bool]string{true: "clean", false: "PROBLEMS"}[reports[i].OK()])
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, runtimeErr(fmt.Errorf("checking %s: %w", tasks[i].ID, err))
+		}
+	}
+	return reports, nil
+}
+
 func printChecks(io IO, reports []*taskcheck.Report) {
-	fmt.Fprintf(io.Out, "%-36s %6s %10s %7s %9s\n", "task", "lint", "reference", "stable", "fixtures")
+	fmt.Fprintf(io.Out, "%-36s %5s %9s %6s %8s %7s %6s %5s %8s %9s\n", "task", "lint", "reference", "stable", "fixtures",
+		"mutants", "killed", "equiv", "survived", "kill rate")
 	for _, r := range reports {
 		fx := 0
 		for _, f := range r.Fixtures {
@@ -156,7 +209,13 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		if len(r.Lint) > 0 {
 			lint = fmt.Sprintf("%d", len(r.Lint))
 		}
-		fmt.Fprintf(io.Out, "%-36s %6s %10s %7t %5d/%-3d\n", r.Task, lint, ref, r.Stable, fx, len(r.Fixtures))
+		fmt.Fprintf(io.Out, "%-36s %5s %9s %6t %8s", r.Task, lint, ref, r.Stable, fmt.Sprintf("%d/%d", fx, len(r.Fixtures)))
+		if m := r.Mutation; m != nil {
+			fmt.Fprintf(io.Out, " %7d %6d %5d %8d %8.1f%%", m.Total, m.Killed, m.Equivalent, m.Survived, 100*m.KillRate())
+		} else {
+			fmt.Fprintf(io.Out, " %7s %6s %5s %8s %9s", "-", "-", "-", "-", "-")
+		}
+		fmt.Fprintln(io.Out)
 	}
 	for _, r := range reports {
 		if r.OK() {
@@ -172,6 +231,27 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		for _, f := range r.Fixtures {
 			if !f.OK {
 				fmt.Fprintf(io.Out, "  fixture %s: %s\n", f.Name, f.Message)
+			}
+		}
+		if m := r.Mutation; m != nil {
+			for _, mr := range m.Mutants {
+				if mr.Status != taskcheck.Survived {
+					continue
+				}
+				fmt.Fprintf(io.Out, "  survivor %s (%s at %d:%d): %s\n    %s\n", mr.ID, mr.Operator, mr.Line, mr.Col, mr.Description, mr.Difference)
+				for _, l := range strings.Split(strings.TrimRight(mr.Diff, "\n"), "\n") {
+					fmt.Fprintf(io.Out, "    %s\n", l)
+				}
+			}
+		}
+	}
+	for _, r := range reports {
+		if m := r.Mutation; m != nil && m.Equivalent > 0 {
+			fmt.Fprintf(io.Out, "\n%s: %d equivalent mutants (excluded):\n", r.Task, m.Equivalent)
+			for _, mr := range m.Mutants {
+				if mr.Status == taskcheck.Equivalent {
+					fmt.Fprintf(io.Out, "  %s (%s at %d:%d): %s\n", mr.ID, mr.Operator, mr.Line, mr.Col, mr.Description)
+				}
 			}
 		}
 	}

@@ -64,6 +64,42 @@ type Options struct {
 	// InterfaceFrames is how many frames the interface probe steps before
 	// reading the state; 0 means DefaultInterfaceFrames.
 	InterfaceFrames int
+	// Record keeps every state the run reads (snapshots, trace samples,
+	// the state an assertion saw) as Result.Observations.
+	Record bool
+	// Fingerprint implies Record and also reads, at the end of every probe,
+	// the state, the scene summary and (when the page implements
+	// PixelDigester) a digest of the drawn pixels: enough to tell whether
+	// two pages behaved identically under the contract.
+	Fingerprint bool
+	// StopAtFirstFailure ends the run at the first assertion that does not
+	// pass; the assertions after it get status error. For mutation testing,
+	// where one failure is all that matters.
+	StopAtFirstFailure bool
+}
+
+// PixelDigester is implemented by pages that can digest their drawn
+// pixels (used by Options.Fingerprint).
+type PixelDigester interface {
+	// PixelDigest presents the last drawn frame and returns a digest of its pixels.
+	PixelDigest(ctx context.Context) (string, error)
+}
+
+// Observation is one read of a page during a run, in order.
+type Observation struct {
+	Probe string `json:"probe"`
+	// Kind is "snapshot", "trace", "assert", "state" (the interface probe)
+	// or "end" (the fingerprint read at the end of a probe).
+	Kind string `json:"kind"`
+	// Name is the snapshot's or trace's name.
+	Name string `json:"name,omitempty"`
+	// Line is the step's line in the contract.
+	Line  int `json:"line,omitempty"`
+	Frame int `json:"frame"`
+	State any `json:"state"`
+	// Scene and Pixels are read at the end of a probe when fingerprinting.
+	Scene  map[string]any `json:"scene,omitempty"`
+	Pixels string         `json:"pixels,omitempty"`
 }
 
 // DefaultInterfaceFrames is how many frames the interface probe steps
@@ -79,6 +115,9 @@ type Result struct {
 	// Failure is set when the page failed (crashed, stopped responding, …):
 	// the trial is a crash and Run stopped there.
 	Failure *PageFailure `json:"failure,omitempty"`
+	// Observations are the states read, in order, when Options.Record or
+	// Options.Fingerprint is set.
+	Observations []Observation `json:"observations,omitempty"`
 }
 
 // PageFailure says where and how the page failed.
@@ -123,6 +162,9 @@ func Run(ctx context.Context, c *Contract, open Opener, params map[string]any, o
 	if params == nil {
 		params = map[string]any{}
 	}
+	if opts.Fingerprint {
+		opts.Record = true
+	}
 	r := &runner{ctx: ctx, open: open, params: params, opts: opts}
 	if len(opts.Interface) > 0 {
 		if err := r.runInterface(); err != nil {
@@ -130,7 +172,7 @@ func Run(ctx context.Context, c *Contract, open Opener, params map[string]any, o
 		}
 	}
 	for _, p := range c.Probes {
-		if r.failure != nil {
+		if r.failure != nil || r.stopped != "" {
 			r.skip(p)
 			continue
 		}
@@ -149,9 +191,30 @@ type runner struct {
 	opts     Options
 	verdicts []Verdict
 	failure  *PageFailure
+	// stopped says why the run stopped early (Options.StopAtFirstFailure).
+	stopped      string
+	observations []Observation
 }
 
-func (r *runner) result() Result { return Result{Verdicts: r.verdicts, Failure: r.failure} }
+func (r *runner) result() Result {
+	return Result{Verdicts: r.verdicts, Failure: r.failure, Observations: r.observations}
+}
+
+// observe keeps one observation when recording.
+func (r *runner) observe(o Observation) {
+	if r.opts.Record {
+		r.observations = append(r.observations, o)
+	}
+}
+
+// scored appends a scored verdict; with StopAtFirstFailure, a verdict that
+// does not pass stops the run.
+func (r *runner) scored(v Verdict) {
+	r.verdicts = append(r.verdicts, v)
+	if v.Status != StatusPass && r.opts.StopAtFirstFailure && r.stopped == "" {
+		r.stopped = fmt.Sprintf("not run: stopped at the first failure (probe %s, line %d)", v.Probe, v.Line)
+	}
+}
 
 // classify sorts a page-side error: infrastructure (returned) or page
 // failure (recorded).
@@ -167,6 +230,9 @@ func (r *runner) classify(err error, probe, step string, line int) error {
 }
 
 func (r *runner) notRun() string {
+	if r.failure == nil {
+		return r.stopped
+	}
 	return fmt.Sprintf("not run: the page failed in probe %s (%s)", r.failure.Probe, r.failure.Message)
 }
 
@@ -231,13 +297,14 @@ func (r *runner) runInterface() error {
 		notRun()
 		return nil
 	}
+	r.observe(Observation{Probe: InterfaceProbe, Kind: "state", Frame: page.Frame(), State: state})
 	for _, f := range r.opts.Interface {
 		if state == nil {
-			r.verdicts = append(r.verdicts, verdict(f, StatusFail, "the page exposes no window.__3D_STATE__"))
+			r.scored(verdict(f, StatusFail, "the page exposes no window.__3D_STATE__"))
 			continue
 		}
 		if msg := checkField(state, f); msg != "" {
-			r.verdicts = append(r.verdicts, verdict(f, StatusFail, msg))
+			r.scored(verdict(f, StatusFail, msg))
 		} else {
 			r.verdicts = append(r.verdicts, verdict(f, StatusPass, ""))
 		}
@@ -374,7 +441,7 @@ type probeRun struct {
 	broken string
 }
 
-func (r *runner) runProbe(p *Probe) error {
+func (r *runner) runProbe(p *Probe) (err error) {
 	fps := r.opts.FPS
 	if p.FPS > 0 {
 		fps = p.FPS
@@ -388,12 +455,17 @@ func (r *runner) runProbe(p *Probe) error {
 	}
 	defer closePage(page)
 	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}}
+	defer func() {
+		if err == nil && r.opts.Fingerprint && r.failure == nil && r.stopped == "" {
+			err = pr.fingerprint()
+		}
+	}()
 	for _, phase := range []struct {
 		steps  []Step
 		scored bool
 	}{{p.Setup, false}, {p.Steps, true}} {
 		for _, s := range phase.steps {
-			if r.failure != nil {
+			if r.failure != nil || r.stopped != "" {
 				if phase.scored && s.Assert != nil {
 					r.verdicts = append(r.verdicts, verdictOf(p, s.Assert, StatusError, r.notRun()))
 				}
@@ -412,7 +484,7 @@ func (pr *probeRun) do(s Step, scored bool) error {
 	if s.Kind == StepAssert {
 		if pr.broken != "" {
 			if scored {
-				pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
+				pr.scored(verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
 			}
 			return nil
 		}
@@ -428,6 +500,7 @@ func (pr *probeRun) do(s Step, scored bool) error {
 		var st any
 		if st, err = page.State(ctx); err == nil {
 			pr.snapshots[s.Snapshot] = st
+			pr.observe(Observation{Probe: pr.probe.Name, Kind: "snapshot", Name: s.Snapshot, Line: s.Line, Frame: page.Frame(), State: st})
 		}
 	case StepStep:
 		err = pr.advance(s.Frames, s)
@@ -486,6 +559,7 @@ func (pr *probeRun) trace(s Step) error {
 	}
 	samples := make([]any, 0, t.Samples())
 	samples = append(samples, st)
+	pr.observe(Observation{Probe: pr.probe.Name, Kind: "trace", Name: t.Name, Line: s.Line, Frame: pr.page.Frame(), State: st})
 	for done := 0; done < t.Frames; {
 		k := min(t.Every, t.Frames-done)
 		if err := pr.advance(k, s); err != nil {
@@ -496,6 +570,7 @@ func (pr *probeRun) trace(s Step) error {
 			return err
 		}
 		samples = append(samples, st)
+		pr.observe(Observation{Probe: pr.probe.Name, Kind: "trace", Name: t.Name, Line: s.Line, Frame: pr.page.Frame(), State: st})
 	}
 	pr.traces[t.Name] = samples
 	return nil
@@ -552,7 +627,7 @@ func (pr *probeRun) assert(s Step, scored bool) error {
 		}
 		return nil
 	}
-	pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, a, st, msg))
+	pr.scored(verdictOf(pr.probe, a, st, msg))
 	return nil
 }
 
@@ -575,6 +650,7 @@ func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
 			return "", "", err
 		}
 		vars[VarState] = state
+		pr.observe(Observation{Probe: pr.probe.Name, Kind: "assert", Line: a.Line, Frame: pr.page.Frame(), State: state})
 	}
 	prog, explain := a.prog, a.explain
 	var obs *observer
@@ -620,4 +696,23 @@ func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
 		return StatusError, fmt.Sprintf("the assertion yields %s, not true or false", formatVal(out)), nil
 	}
 	return StatusFail, x.failure(a.ast.NativeRep().Expr()), nil
+}
+
+// fingerprint reads the state, the scene summary and the pixel digest at
+// the end of a probe.
+func (pr *probeRun) fingerprint() error {
+	ctx, page := pr.ctx, pr.page
+	o := Observation{Probe: pr.probe.Name, Kind: "end", Frame: page.Frame()}
+	var err error
+	if o.State, err = page.State(ctx); err == nil {
+		o.Scene, err = page.Scene(ctx)
+	}
+	if d, ok := page.(PixelDigester); ok && err == nil {
+		o.Pixels, err = d.PixelDigest(ctx)
+	}
+	if err != nil {
+		return pr.classify(err, pr.probe.Name, "fingerprint", 0)
+	}
+	pr.observe(o)
+	return nil
 }

@@ -498,3 +498,67 @@ probes:
 		}, messages(res))
 	}
 }
+
+func TestStopAtFirstFailure(t *testing.T) {
+	src := `
+version: 1
+probes:
+  - name: first
+    level: state
+    steps:
+      - step: 30
+      - assert: s.frame == 30
+      - assert: s.frame == 31
+      - assert: s.frame == 30
+  - name: second
+    level: state
+    steps:
+      - assert: s.frame == 0
+`
+	res := run(t, src, &opener{}, Options{StopAtFirstFailure: true})
+	require.Equal(t, []string{
+		"s.frame == 30 | pass | ",
+		"s.frame == 31 | fail | s.frame = 30, want == 31",
+		"s.frame == 30 | error | not run: stopped at the first failure (probe first, line 8)",
+		"s.frame == 0 | error | not run: stopped at the first failure (probe first, line 8)",
+	}, messages(res))
+	// Without the option every assertion runs.
+	res = run(t, src, &opener{}, Options{})
+	require.Equal(t, []Status{StatusPass, StatusFail, StatusPass, StatusPass},
+		[]Status{res.Verdicts[0].Status, res.Verdicts[1].Status, res.Verdicts[2].Status, res.Verdicts[3].Status})
+}
+
+func TestRecordAndFingerprint(t *testing.T) {
+	src := `
+version: 1
+probes:
+  - name: falls
+    level: state
+    steps:
+      - snapshot: before
+      - trace: {name: arc, frames: 4, every: 2}
+      - assert: s.frame == 4
+`
+	res := run(t, src, &opener{}, Options{})
+	require.Empty(t, res.Observations, "nothing is recorded unless asked")
+
+	res = run(t, src, &opener{}, Options{Record: true})
+	var got []string
+	for _, o := range res.Observations {
+		got = append(got, fmt.Sprintf("%s %s %s line %d frame %d", o.Probe, o.Kind, o.Name, o.Line, o.Frame))
+		require.NotNil(t, o.State)
+	}
+	require.Equal(t, []string{
+		"falls snapshot before line 6 frame 0",
+		"falls trace arc line 7 frame 0",
+		"falls trace arc line 7 frame 2",
+		"falls trace arc line 7 frame 4",
+		"falls assert  line 8 frame 4",
+	}, got)
+
+	res = run(t, src, &opener{}, Options{Fingerprint: true})
+	last := res.Observations[len(res.Observations)-1]
+	require.Equal(t, "end", last.Kind)
+	require.Equal(t, 4, last.Frame)
+	require.NotEmpty(t, last.Scene, "the fingerprint holds the scene summary")
+}

@@ -100,13 +100,27 @@ func Leaderboard(trials []*result.Trial) []Row {
 		for d, g := range group(ts, func(t *result.Trial) string { return t.Difficulty }) {
 			r.ByDiff[d] = Summarise(g)
 		}
-		var core, robust []*result.Trial
+		// Core counts the Core tasks that have variants in the run, so
+		// the drop compares like with like; when none of them was judged,
+		// every Core trial.
+		var core, allCore, robust []*result.Trial
+		varied := map[string]bool{}
+		for _, t := range ts {
+			if t.Variant != "" {
+				robust = append(robust, t)
+				varied[t.VariantOf] = true
+			}
+		}
 		for _, t := range ts {
 			if t.Variant == "" {
-				core = append(core, t)
-			} else {
-				robust = append(robust, t)
+				allCore = append(allCore, t)
+				if varied[t.Task] {
+					core = append(core, t)
+				}
 			}
+		}
+		if len(core) == 0 {
+			core = allCore
 		}
 		if len(robust) > 0 {
 			c, rb := Summarise(core), Summarise(robust)

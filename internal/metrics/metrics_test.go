@@ -49,3 +49,24 @@ func TestLeaderboard(t *testing.T) {
 	require.Equal(t, []string{"rendering", "simulation"}, Categories(trials))
 	require.Nil(t, a.Robust)
 }
+
+// TestCoreVersusRobust compares a Core task with its own variants, not
+// with every Core task of the run.
+func TestCoreVersusRobust(t *testing.T) {
+	tr := func(task, variant, of string, v float64) *result.Trial {
+		return &result.Trial{Model: "m", Task: task, Variant: variant, VariantOf: of, Category: "simulation", Difficulty: "D2",
+			VCov: v, Pass: v == 1, Outcome: result.OutcomeOK}
+	}
+	rows := Leaderboard([]*result.Trial{
+		tr("simulation/ball", "", "", 1),
+		tr("simulation/other", "", "", 0.2), // has no variants: not in Core
+		tr("simulation/ball-v1", "v1", "simulation/ball", 0.5),
+		tr("simulation/ball-v2", "v2", "simulation/ball", 0.7),
+	})
+	require.Len(t, rows, 1)
+	require.NotNil(t, rows[0].Robust)
+	require.Equal(t, 1, rows[0].Core.Trials)
+	require.Equal(t, 1.0, rows[0].Core.VCov)
+	require.InDelta(t, 0.6, rows[0].Robust.VCov, 1e-12)
+	require.Equal(t, 2, rows[0].Robust.Tasks)
+}

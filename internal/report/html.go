@@ -19,6 +19,7 @@ var htmlTemplate string
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":   func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
 	"width": func(x float64) string { return fmt.Sprintf("%.1f", 100*x) },
+	"drop":  func(core, robust float64) string { return fmt.Sprintf("%.1f pts", 100*(core-robust)) },
 }).Parse(htmlTemplate))
 
 // Page is what the HTML report shows.

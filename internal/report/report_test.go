@@ -48,3 +48,22 @@ func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 	require.NotContains(t, html, "https://")
 	require.Contains(t, html, `style="width:50.0%"`)
 }
+
+func TestCoreVersusRobustColumns(t *testing.T) {
+	ts := []*result.Trial{
+		{Task: "simulation/ball", Category: "simulation", Difficulty: "D2", Model: "m", Outcome: "ok", Pass: true, VCov: 1, ACov: 1, SCov: 1, TCov: 1},
+		{Task: "simulation/ball-v1", Variant: "v1", VariantOf: "simulation/ball", Category: "simulation", Difficulty: "D2", Model: "m", Outcome: "ok", VCov: 0.75, ACov: 1, SCov: 0.5, TCov: 1},
+	}
+	var b bytes.Buffer
+	Table(&b, ts)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Equal(t, "model            trials   V-Cov   A-Cov   S-Cov   T-Cov  pass@1 crashes   simulation    core  robust    drop", lines[0])
+	require.Equal(t, "m                     2   87.5%  100.0%   75.0%  100.0%   50.0%       0        87.5%  100.0%   75.0%   25.0%", lines[1])
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: ts}))
+	html, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "<th>Core V-Cov</th><th>Robust V-Cov</th><th>drop</th>")
+	require.Contains(t, string(html), "<td>100.0%</td><td>75.0%</td><td>25.0 pts</td>")
+}

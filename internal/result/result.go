@@ -30,12 +30,14 @@ type Assertion struct {
 // Trial is one candidate page judged against one task's contract. Its JSON
 // form is result.json in the trial's folder (schema: docs/schemas.md).
 type Trial struct {
-	Key          string      `json:"key"`
-	Task         string      `json:"task"`
-	Category     string      `json:"category"`
-	Subdomain    string      `json:"subdomain,omitempty"`
-	Difficulty   string      `json:"difficulty"`
-	Variant      string      `json:"variant,omitempty"`
+	Key        string `json:"key"`
+	Task       string `json:"task"`
+	Category   string `json:"category"`
+	Subdomain  string `json:"subdomain,omitempty"`
+	Difficulty string `json:"difficulty"`
+	Variant    string `json:"variant,omitempty"`
+	// VariantOf is the Core task a Robust variant was drawn from.
+	VariantOf    string      `json:"variant_of,omitempty"`
 	Model        string      `json:"model"`
 	Candidate    string      `json:"candidate"`
 	Sample       int         `json:"sample"`
@@ -49,10 +51,14 @@ type Trial struct {
 	TCov         float64     `json:"t_cov"`
 	Attribution  string      `json:"attribution"`
 	Assertions   []Assertion `json:"assertions"`
-	Screenshot   string      `json:"screenshot,omitempty"`
-	Artifacts    []string    `json:"artifacts,omitempty"`
-	StartedAt    time.Time   `json:"started_at"`
-	DurationMs   float64     `json:"duration_ms"`
+	// StateHash digests every state (and, when fingerprinting, scene and
+	// pixels) the contract read, in order: the same page, seed and contract
+	// give the same hash.
+	StateHash  string    `json:"state_hash,omitempty"`
+	Screenshot string    `json:"screenshot,omitempty"`
+	Artifacts  []string  `json:"artifacts,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMs float64   `json:"duration_ms"`
 }
 
 // Failed returns the assertions that did not pass.

@@ -80,8 +80,8 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 				}
 				for k := 0; k < max(1, repeat); k++ {
 					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, Digest: dg,
-						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect}
-					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, "")
+						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
+					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, p.Variant)
 					out = append(out, p)
 				}
 			}

@@ -23,10 +23,12 @@ import (
 // Config is what defines a run; config.json holds it, and a resumed run
 // must have the same.
 type Config struct {
-	Suite   string   `json:"suite"`
-	Tasks   []string `json:"tasks"`
-	Sources []Source `json:"sources"`
-	Repeat  int      `json:"repeat"`
+	Suite string `json:"suite"`
+	// Variants is the folder of Robust variants judged too, if any.
+	Variants string   `json:"variants,omitempty"`
+	Tasks    []string `json:"tasks"`
+	Sources  []Source `json:"sources"`
+	Repeat   int      `json:"repeat"`
 }
 
 // Lock pins what the run judged: digests of tasks and candidates and the
@@ -187,7 +189,7 @@ func runOne(ctx context.Context, o Options, p Planned) (*result.Trial, error) {
 	var t *result.Trial
 	if p.Page == "" {
 		t = &result.Trial{Key: p.Key, Task: p.Task.ID, Category: p.Task.Category, Subdomain: p.Task.Subdomain,
-			Difficulty: p.Task.Difficulty, Model: p.Model, Candidate: p.Candidate, Sample: p.Sample, Variant: p.Variant,
+			Difficulty: p.Task.Difficulty, Model: p.Model, Candidate: p.Candidate, Sample: p.Sample, Variant: p.Variant, VariantOf: p.Task.VariantOf,
 			Outcome: result.OutcomeCrash, CrashKind: "no_candidate", CrashMessage: "the model produced no page for this task",
 			Attribution: "crash", StartedAt: time.Now().UTC(), Assertions: []result.Assertion{}}
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -49,6 +49,7 @@ func Lint(t *Task) []Finding {
 					Message: fmt.Sprintf("the brief never names state path %s; name every declared path so the model knows what it means", f.Path)})
 			}
 		}
+		out = append(out, lintParams(t, string(brief))...)
 	}
 	if _, err := os.Stat(t.SolutionPath()); err != nil {
 		out = append(out, Finding{File: t.SolutionPath(), Message: "missing reference solution: " + errText(err)})

@@ -66,6 +66,8 @@ probes:
 	require.Equal(t, []string{
 		"brief.md: the brief never names state path ball.position; name every declared path so the model knows what it means",
 		"brief.md: the brief never names state path paused; name every declared path so the model knows what it means",
+		"brief.md: the brief never states parameter gravity: write its value as {{params.gravity}}",
+		"brief.md: the brief never states parameter restitution: write its value as {{params.restitution}}",
 		"solution/index.html: missing reference solution: no such file or directory",
 		"contract.yaml:3: probe falls steps 930 frames, more than the task's frame budget of 900",
 		"contract.yaml:8: probe falls reads s.ball.velocity[1], which is not in the declared state interface",

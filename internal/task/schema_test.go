@@ -81,6 +81,8 @@ func checkSchema(t *testing.T, where string, typ reflect.Type, s *jsonSchema) {
 		}
 	case reflect.Float64:
 		require.Equal(t, "number", s.Type, where)
+	case reflect.Bool:
+		require.Equal(t, "boolean", s.Type, where)
 	case reflect.Int, reflect.Uint32:
 		require.Equal(t, "integer", s.Type, where)
 	case reflect.Int64: // Duration

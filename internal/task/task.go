@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +71,11 @@ type Task struct {
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
 	Params map[string]Param `yaml:"params,omitempty" json:"params,omitempty"`
+	// VariantOf is set on a Robust variant (written by `worldprobe suite
+	// perturb`): the id of the Core task it was drawn from.
+	VariantOf string `yaml:"variant_of,omitempty" json:"variant_of,omitempty"`
+	// Variant numbers a Robust variant, from 1.
+	Variant int `yaml:"variant,omitempty" json:"variant,omitempty"`
 
 	// Dir is the task folder.
 	Dir string `yaml:"-" json:"-"`
@@ -101,6 +107,8 @@ type Param struct {
 	Max         *float64 `yaml:"max,omitempty" json:"max,omitempty"`
 	Unit        string   `yaml:"unit,omitempty" json:"unit,omitempty"`
 	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	// Integer marks a count: its default, bounds and drawn values are whole numbers.
+	Integer bool `yaml:"integer,omitempty" json:"integer,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("30s", "1m30s").
@@ -372,6 +380,13 @@ func (v *validator) params(t *Task) {
 		if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
 			v.errorf(where, "param %s: min %s is above max %s", name, ftoa(*p.Min), ftoa(*p.Max))
 			continue
+		}
+		if p.Integer {
+			for _, f := range []*float64{&p.Default, p.Min, p.Max} {
+				if f != nil && *f != math.Trunc(*f) {
+					v.errorf(where, "param %s is an integer, but %s is not a whole number", name, ftoa(*f))
+				}
+			}
 		}
 		if p.Min != nil && p.Default < *p.Min || p.Max != nil && p.Default > *p.Max {
 			v.errorf(at("params", name, "default"), "param %s: default %s is outside [%s, %s]", name, ftoa(p.Default), bound(p.Min, "-∞"), bound(p.Max, "∞"))

@@ -1,6 +1,8 @@
 // Package taskcheck verifies a task before it is used: its files lint clean,
 // its reference solution passes every assertion three times with identical
-// verdicts, and each flawed fixture fails where its expect.yaml says.
+// verdicts and state hashes, each flawed fixture fails where its expect.yaml
+// says, and (mutation testing) the contract kills every non-equivalent
+// mutant of the reference.
 package taskcheck
 
 import (
@@ -11,6 +13,7 @@ import (
 	"reflect"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
@@ -37,6 +40,8 @@ type Report struct {
 	Stable        bool            `json:"stable"`
 	Fixtures      []FixtureResult `json:"fixtures"`
 	Reference     *result.Trial   `json:"reference"`
+	// Mutation is set when mutants were run.
+	Mutation *Mutation `json:"mutation,omitempty"`
 }
 
 // OK reports whether the task passed every check.
@@ -49,11 +54,23 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
-	return true
+	return r.Mutation == nil || r.Mutation.Hardened()
+}
+
+// Options configure Check.
+type Options struct {
+	// Mutants runs mutation testing (see Mutation).
+	Mutants bool
+	// Mutate selects the mutants (seed, maximum, operators).
+	Mutate mutate.Options
+	// Jobs is how many mutants are judged at once; 0 means 1.
+	Jobs int
+	// Progress, when set, is told about each judged mutant.
+	Progress func(task string, done, total int)
 }
 
 // Check runs every check of t. work is a scratch folder for artifacts.
-func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string) (*Report, error) {
+func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts Options) (*Report, error) {
 	rep := &Report{Task: t.ID, Lint: []string{}, ReferenceMsgs: []string{}, Stable: true}
 	for _, f := range task.Lint(t) {
 		rep.Lint = append(rep.Lint, f.String())
@@ -72,8 +89,12 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string) (*Rep
 	var first []result.Assertion
 	rep.ReferenceOK = true
 	for i := 0; i < ReferenceRuns; i++ {
+		// The reference is fingerprinted (scene and pixels too) so that
+		// mutants can be compared with it, and so that its stability
+		// covers everything the comparison reads.
 		tr, err := j.Run(ctx, trial.Input{Key: fmt.Sprintf("reference-%d", i), Task: t, Contract: c, Page: t.SolutionPath(),
-			Params: params, Model: "oracle", Candidate: "solution", Sample: i, Dir: filepath.Join(work, "reference", fmt.Sprint(i))})
+			Params: params, Model: "oracle", Candidate: "solution", Sample: i, Dir: filepath.Join(work, "reference", fmt.Sprint(i)),
+			Fingerprint: opts.Mutants})
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +104,10 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string) (*Rep
 		} else if !reflect.DeepEqual(first, tr.Assertions) {
 			rep.Stable = false
 			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
+		} else if tr.StateHash != rep.Reference.StateHash {
+			rep.Stable = false
+			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d read different states than run 1 (trace %s differs from %s)", i+1,
+				filepath.Join(work, "reference", fmt.Sprint(i), trial.TraceFile), filepath.Join(work, "reference", "0", trial.TraceFile)))
 		}
 		if tr.Outcome == result.OutcomeCrash {
 			rep.ReferenceOK = false
@@ -110,6 +135,13 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string) (*Rep
 		}
 		ok, msg := run.CheckFixture(tr, fx.Expect)
 		rep.Fixtures = append(rep.Fixtures, FixtureResult{Name: fx.Name, OK: ok, Message: msg, Trial: tr})
+	}
+	if opts.Mutants && rep.ReferenceOK && rep.Stable {
+		m, err := runMutants(ctx, j, t, c, params, rep.Reference.StateHash, filepath.Join(work, "mutants"), opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Mutation = m
 	}
 	return rep, nil
 }

@@ -2,12 +2,15 @@ package taskcheck
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -32,7 +35,7 @@ func check(t *testing.T, dir string) *Report {
 	t.Helper()
 	tk, err := task.Load(dir)
 	require.NoError(t, err)
-	rep, err := Check(context.Background(), judge, tk, t.TempDir())
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), Options{})
 	require.NoError(t, err)
 	return rep
 }
@@ -59,5 +62,79 @@ func TestNamedStarterTasksAreClean(t *testing.T) {
 				require.True(t, f.OK, "fixture %s: %s", f.Name, f.Message)
 			}
 		})
+	}
+}
+
+// mutationOptions limits the test to three operators whose mutants of the
+// mover page are known: see testdata/suite/simulation/mover.
+var mutationOptions = Options{Mutants: true, Jobs: 2, Mutate: mutate.Options{Seed: 1,
+	Operators: []string{mutate.OpDeleteStateUpdate, mutate.OpScaleConstant, mutate.OpFreezeTime}}}
+
+func checkMutants(t *testing.T, dir string) *Report {
+	t.Helper()
+	tk, err := task.Load(dir)
+	require.NoError(t, err)
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), mutationOptions)
+	require.NoError(t, err)
+	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
+	require.True(t, rep.Stable, "%v", rep.ReferenceMsgs)
+	require.NotNil(t, rep.Mutation)
+	return rep
+}
+
+// statuses maps "operator line:col description" to the mutant's status.
+func statuses(m *Mutation) map[string]string {
+	out := map[string]string{}
+	for _, r := range m.Mutants {
+		out[fmt.Sprintf("%s %d:%d %s", r.Operator, r.Line, r.Col, r.Description)] = r.Status
+	}
+	return out
+}
+
+// TestStrongContractKillsMutantsAndSpotsEquivalents: the mover's contract
+// kills every mutant that changes behaviour; deleting the unused frame
+// counter, or scaling the dt clamp that never binds, changes nothing any
+// probe reads, so those mutants are equivalent and excluded.
+func TestStrongContractKillsMutantsAndSpotsEquivalents(t *testing.T) {
+	t.Parallel()
+	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover"))
+	m := rep.Mutation
+	require.True(t, m.Hardened(), "survivors: %v", statuses(m))
+	require.True(t, rep.OK())
+	require.Equal(t, 0, m.Survived)
+	require.GreaterOrEqual(t, m.Equivalent, 1, "%v", statuses(m))
+	require.Equal(t, 1.0, m.KillRate())
+	for _, r := range m.Mutants {
+		if r.Status == Equivalent {
+			require.NotContains(t, r.Diff, "box.position.x", "a mutant of the motion itself is never equivalent")
+		}
+		if r.Status == Killed {
+			require.NotEmpty(t, r.KilledBy)
+		}
+	}
+	var frameCounter string
+	for k, v := range statuses(m) {
+		if strings.Contains(k, "frames") && strings.HasPrefix(k, mutate.OpDeleteStateUpdate) {
+			frameCounter = v
+		}
+	}
+	require.Equal(t, Equivalent, frameCounter, "deleting the unused frame counter is equivalent: %v", statuses(m))
+}
+
+// TestWeakContractIsRejected: a contract that only checks the state's type
+// lets behaviour-changing mutants survive, and task check says so.
+func TestWeakContractIsRejected(t *testing.T) {
+	t.Parallel()
+	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover-weak"))
+	m := rep.Mutation
+	require.False(t, rep.OK())
+	require.False(t, m.Hardened())
+	require.Greater(t, m.Survived, 0)
+	require.Less(t, m.KillRate(), 1.0)
+	for _, r := range m.Mutants {
+		if r.Status == Survived {
+			require.Contains(t, r.Difference, "differs from the reference at probe")
+			require.Contains(t, r.Diff, "@@")
+		}
 	}
 }

@@ -2,6 +2,8 @@ package trial
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,6 +103,26 @@ func (p *page) capture(ctx context.Context) (image.Image, error) {
 	}
 	p.pixels, p.pixelsFrame, p.canvasW, p.canvasH = img, px.Frame, px.Rect.Width, px.Rect.Height
 	return img, nil
+}
+
+// PixelDigest returns the SHA-256 of the RGBA pixels of the last drawn frame.
+func (p *page) PixelDigest(ctx context.Context) (string, error) {
+	img, err := p.capture(ctx)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	b := img.Bounds()
+	row := make([]byte, 0, 4*b.Dx())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row = row[:0]
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			row = append(row, byte(r>>8), byte(g>>8), byte(bl>>8), byte(a>>8))
+		}
+		h.Write(row)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (p *page) Pixel(ctx context.Context, x, y float64) (map[string]any, error) {

@@ -4,7 +4,11 @@
 package trial
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,9 +53,24 @@ type Input struct {
 	Candidate string
 	Variant   string
 	Sample    int
-	// Dir receives artifacts (screenshot.png); created if needed.
+	// Dir receives artifacts (screenshot.png, trace.jsonl); created if needed.
 	Dir string
+	// Fingerprint also reads scene and pixels at the end of every probe
+	// into the state hash (mutation testing: is a mutant equivalent?).
+	Fingerprint bool
+	// StopAtFirstFailure ends the contract at the first assertion that
+	// does not pass (mutation testing: one failure kills a mutant).
+	StopAtFirstFailure bool
+	// SkipInspect skips the load check (outcome classification and
+	// screenshot) and goes straight to the contract, where a page that
+	// fails to load fails its first probe. For mutation testing, where
+	// only killed-or-not matters.
+	SkipInspect bool
 }
+
+// TraceFile is the trial artifact that lists, one JSON object per line,
+// every state the contract read (contract.Observation).
+const TraceFile = "trace.jsonl"
 
 // InspectFrames is how many frames the load check steps before the contract runs.
 const InspectFrames = 30
@@ -61,7 +80,7 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	start := time.Now()
 	t := in.Task
 	tr := &result.Trial{Key: in.Key, Task: t.ID, Category: t.Category, Subdomain: t.Subdomain, Difficulty: t.Difficulty,
-		Variant: in.Variant, Model: in.Model, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
+		Variant: in.Variant, VariantOf: t.VariantOf, Model: in.Model, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
 		Outcome: result.OutcomeOK}
 	if err := os.MkdirAll(in.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the trial folder: %w", err)
@@ -71,18 +90,22 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 		logger = slog.Default()
 	}
 	timeout := time.Duration(t.Timeout)
-	opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: 60 * time.Second,
-		SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger}
-	insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
-	rep, err := insp.Inspect(ctx, in.Page)
-	if err != nil {
-		return nil, fmt.Errorf("inspecting %s: %w", in.Page, err)
-	}
-	if rep.Screenshot != "" {
-		shot := filepath.Join(in.Dir, "screenshot.png")
-		if err := os.Rename(rep.Screenshot, shot); err == nil {
-			tr.Screenshot = shot
-			tr.Artifacts = append(tr.Artifacts, "screenshot.png")
+	rep := &inspect.Report{Outcome: inspect.OutcomeOK}
+	if !in.SkipInspect {
+		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: 60 * time.Second,
+			SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger}
+		insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
+		r, err := insp.Inspect(ctx, in.Page)
+		if err != nil {
+			return nil, fmt.Errorf("inspecting %s: %w", in.Page, err)
+		}
+		rep = r
+		if rep.Screenshot != "" {
+			shot := filepath.Join(in.Dir, "screenshot.png")
+			if err := os.Rename(rep.Screenshot, shot); err == nil {
+				tr.Screenshot = shot
+				tr.Artifacts = append(tr.Artifacts, "screenshot.png")
+			}
 		}
 	}
 
@@ -134,10 +157,17 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	}
 	res, err := contract.Run(ctx, in.Contract, open, in.Params, contract.Options{
 		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(),
+		Record: true, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("running the contract of %s: %w", t.ID, err)
 	}
+	hash, err := writeTrace(filepath.Join(in.Dir, TraceFile), res.Observations)
+	if err != nil {
+		return nil, err
+	}
+	tr.StateHash = hash
+	tr.Artifacts = append(tr.Artifacts, TraceFile)
 	if res.Failure != nil && tr.Outcome == result.OutcomeOK {
 		tr.Outcome, tr.CrashMessage = result.OutcomeCrash, res.Failure.Error()
 		switch {
@@ -158,4 +188,25 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	}
 	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return tr, nil
+}
+
+// writeTrace writes the observations as JSON lines to file (atomically)
+// and returns the SHA-256 of the written bytes.
+func writeTrace(file string, obs []contract.Observation) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, o := range obs {
+		if err := enc.Encode(o); err != nil {
+			return "", fmt.Errorf("encoding %s: %w", TraceFile, err)
+		}
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("writing %s: %w", TraceFile, err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return "", fmt.Errorf("writing %s: %w", TraceFile, err)
+	}
+	return hex.EncodeToString(sum[:]), nil
 }

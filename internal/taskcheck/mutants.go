@@ -1,0 +1,337 @@
+package taskcheck
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/mutate"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// Mutant statuses.
+const (
+	// Killed: some assertion did not pass, or the page crashed.
+	Killed = "killed"
+	// Equivalent: every assertion passed and the mutant read exactly the
+	// reference's states, scene summaries and pixels over the contract's
+	// probes: no probe can tell them apart, so it does not count.
+	Equivalent = "equivalent"
+	// Survived: every assertion passed, yet the mutant behaved differently
+	// from the reference. The contract is too weak.
+	Survived = "survived"
+)
+
+// MutantResult is one mutant's fate.
+type MutantResult struct {
+	mutate.Mutant
+	Status string `json:"status"`
+	// KilledBy names what killed it: "probe: expr: message" or "crash (kind): message".
+	KilledBy string `json:"killed_by,omitempty"`
+	// Difference says, for a survivor, where it first differed from the
+	// reference (probe, kind, line, frame).
+	Difference string `json:"difference,omitempty"`
+}
+
+// Mutation is the mutation-testing part of a task check.
+type Mutation struct {
+	Mutants    []MutantResult `json:"mutants"`
+	Total      int            `json:"total"`
+	Killed     int            `json:"killed"`
+	Equivalent int            `json:"equivalent"`
+	Survived   int            `json:"survived"`
+	// Stats are the generator's counts (sites enumerated, dropped, per operator).
+	Stats mutate.Stats `json:"stats"`
+}
+
+// NonEquivalent is the number of mutants that count.
+func (m *Mutation) NonEquivalent() int { return m.Total - m.Equivalent }
+
+// KillRate is killed over non-equivalent mutants (1 when there are none).
+func (m *Mutation) KillRate() float64 {
+	if m.NonEquivalent() == 0 {
+		return 1
+	}
+	return float64(m.Killed) / float64(m.NonEquivalent())
+}
+
+// Hardened reports whether every non-equivalent mutant was killed.
+func (m *Mutation) Hardened() bool { return m.Survived == 0 }
+
+// runMutants generates mutants of t's reference and judges each.
+func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any, refHash, work string, opts Options) (*Mutation, error) {
+	src, err := os.ReadFile(t.SolutionPath())
+	if err != nil {
+		return nil, fmt.Errorf("reading the reference: %w", err)
+	}
+	gen, err := mutate.GenerateReport(src, filepath.ToSlash(filepath.Join(task.SolutionDir, task.PageFile)), opts.Mutate)
+	if err != nil {
+		return nil, fmt.Errorf("generating mutants of %s: %w", t.ID, err)
+	}
+	refTrace, _ := readTrace(filepath.Join(filepath.Dir(work), "reference", "0", trial.TraceFile))
+	m := &Mutation{Mutants: make([]MutantResult, len(gen.Mutants)), Total: len(gen.Mutants), Stats: gen.Stats}
+	jobs := max(1, opts.Jobs)
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	done := 0
+	for i, mu8 := range gen.Mutants {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			r, err := judgeMutant(ctx, j, t, c, params, mu8, refHash, refTrace, filepath.Join(work, mu8.ID))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("mutant %s: %w", mu8.ID, err)
+				}
+				return
+			}
+			m.Mutants[i] = r
+			done++
+			if opts.Progress != nil {
+				opts.Progress(t.ID, done, len(gen.Mutants))
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range m.Mutants {
+		switch r.Status {
+		case Killed:
+			m.Killed++
+		case Equivalent:
+			m.Equivalent++
+		case Survived:
+			m.Survived++
+		}
+	}
+	return m, nil
+}
+
+// judgeMutant writes the mutant next to copies of the reference's other
+// files and judges it, stopping at the first failed assertion.
+func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any,
+	mt mutate.Mutant, refHash string, refTrace []string, dir string) (MutantResult, error) {
+	out := MutantResult{Mutant: mt}
+	pageDir := filepath.Join(dir, "page")
+	if err := copyDir(filepath.Dir(t.SolutionPath()), pageDir); err != nil {
+		return out, err
+	}
+	page := filepath.Join(pageDir, task.PageFile)
+	if err := os.WriteFile(page, mt.HTML, 0o644); err != nil {
+		return out, fmt.Errorf("writing the mutant: %w", err)
+	}
+	tr, err := j.Run(ctx, trial.Input{Key: "mutant-" + mt.ID, Task: t, Contract: c, Page: page, Params: params,
+		Model: "mutants", Candidate: mt.ID, Dir: filepath.Join(dir, "trial"), Fingerprint: true, StopAtFirstFailure: true, SkipInspect: true})
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case tr.Outcome == result.OutcomeCrash:
+		out.Status, out.KilledBy = Killed, fmt.Sprintf("crash (%s): %s", tr.CrashKind, tr.CrashMessage)
+	case len(tr.Failed()) > 0:
+		a := tr.Failed()[0]
+		out.Status, out.KilledBy = Killed, fmt.Sprintf("%s: %s: %s", a.Probe, a.Expr, a.Message)
+	case tr.StateHash == refHash:
+		out.Status = Equivalent
+	default:
+		out.Status = Survived
+		mine, _ := readTrace(filepath.Join(dir, "trial", trial.TraceFile))
+		out.Difference = firstDifference(refTrace, mine)
+	}
+	return out, nil
+}
+
+// readTrace reads a trace.jsonl as lines.
+func readTrace(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	start := 0
+	for i, c := range b {
+		if c == '\n' {
+			lines = append(lines, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		lines = append(lines, string(b[start:]))
+	}
+	return lines, nil
+}
+
+// firstDifference describes the first observation where two traces differ.
+func firstDifference(ref, mine []string) string {
+	for i := 0; i < min(len(ref), len(mine)); i++ {
+		if ref[i] != mine[i] {
+			return describeObservation(ref[i], mine[i])
+		}
+	}
+	if len(ref) != len(mine) {
+		return fmt.Sprintf("the reference read %d states, the mutant %d", len(ref), len(mine))
+	}
+	return ""
+}
+
+// describeObservation says where two observations differ: the probe,
+// step and frame, and the first differing value.
+func describeObservation(refLine, line string) string {
+	type obs struct {
+		Probe  string         `json:"probe"`
+		Kind   string         `json:"kind"`
+		Name   string         `json:"name"`
+		Line   int            `json:"line"`
+		Frame  int            `json:"frame"`
+		State  any            `json:"state"`
+		Scene  map[string]any `json:"scene"`
+		Pixels string         `json:"pixels"`
+	}
+	var ref, o obs
+	if json.Unmarshal([]byte(refLine), &ref) != nil || json.Unmarshal([]byte(line), &o) != nil {
+		return "an observation differs from the reference's"
+	}
+	where := fmt.Sprintf("probe %s, %s", o.Probe, o.Kind)
+	if o.Name != "" {
+		where += " " + o.Name
+	}
+	if o.Line > 0 {
+		where += fmt.Sprintf(" (contract line %d)", o.Line)
+	}
+	where += fmt.Sprintf(", frame %d", o.Frame)
+	var what string
+	switch {
+	case ref.Probe != o.Probe || ref.Kind != o.Kind || ref.Frame != o.Frame || ref.Line != o.Line:
+		what = "the runs took different paths"
+	case !reflect.DeepEqual(ref.State, o.State):
+		what = "state" + firstDiff(ref.State, o.State)
+	case !reflect.DeepEqual(ref.Scene, o.Scene):
+		what = "scene summary" + firstDiff(any(ref.Scene), any(o.Scene))
+	case ref.Pixels != o.Pixels:
+		what = "the drawn pixels differ"
+	}
+	return "differs from the reference at " + where + ": " + what
+}
+
+// firstDiff names the first path where a and b differ, with both values.
+func firstDiff(a, b any) string {
+	switch x := a.(type) {
+	case map[string]any:
+		if y, ok := b.(map[string]any); ok {
+			keys := make([]string, 0, len(x)+len(y))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			for k := range y {
+				if _, ok := x[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if !reflect.DeepEqual(x[k], y[k]) {
+					return "." + k + firstDiff(x[k], y[k])
+				}
+			}
+		}
+	case []any:
+		if y, ok := b.([]any); ok && len(x) == len(y) {
+			for i := range x {
+				if !reflect.DeepEqual(x[i], y[i]) {
+					return fmt.Sprintf("[%d]", i) + firstDiff(x[i], y[i])
+				}
+			}
+		}
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return fmt.Sprintf(" is %s, the reference's %s", abbreviate(string(jb)), abbreviate(string(ja)))
+}
+
+func abbreviate(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// copyDir copies the files of a folder (the reference's siblings: assets it loads).
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+// Markdown renders the mutation summary of reports as a Markdown table:
+// per task its mutants, killed, equivalent, survivors and kill rate, and a
+// total line.
+func Markdown(reports []*Report) string {
+	var b strings.Builder
+	b.WriteString("| task | mutants | killed | equivalent | survived | kill rate | fixtures | reference |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+	var tot Mutation
+	for _, r := range reports {
+		fx := 0
+		for _, f := range r.Fixtures {
+			if f.OK {
+				fx++
+			}
+		}
+		ref := "pass ×" + fmt.Sprint(ReferenceRuns)
+		if !r.ReferenceOK || !r.Stable {
+			ref = "FAIL"
+		}
+		m := r.Mutation
+		if m == nil {
+			fmt.Fprintf(&b, "| %s | - | - | - | - | - | %d/%d | %s |\n", r.Task, fx, len(r.Fixtures), ref)
+			continue
+		}
+		tot.Total += m.Total
+		tot.Killed += m.Killed
+		tot.Equivalent += m.Equivalent
+		tot.Survived += m.Survived
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% | %d/%d | %s |\n", r.Task, m.Total, m.Killed, m.Equivalent, m.Survived,
+			100*m.KillRate(), fx, len(r.Fixtures), ref)
+	}
+	fmt.Fprintf(&b, "| **all %d tasks** | %d | %d | %d | %d | %.1f%% | | |\n", len(reports), tot.Total, tot.Killed, tot.Equivalent, tot.Survived, 100*tot.KillRate())
+	return b.String()
+}
