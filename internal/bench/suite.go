@@ -30,6 +30,21 @@ type SuiteResult struct {
 	OracleVCovRealTime float64 `json:"oracle_v_cov_real_time"`
 	// DifferentVerdicts lists the trials whose verdicts differ between the clocks.
 	DifferentVerdicts []string `json:"different_verdicts"`
+	// LoadAverage is the machine's mean 1-minute load average, sampled
+	// before each task (0 where /proc/loadavg is unavailable): these
+	// numbers mean little without it.
+	LoadAverage float64 `json:"load_average"`
+}
+
+// loadAverage reads the 1-minute load average (Linux), or 0.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscanf(string(b), "%f", &l)
+	return l
 }
 
 // Suite judges the suite's references and fixtures twice, on the virtual
@@ -53,6 +68,7 @@ func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir s
 			return nil, err
 		}
 		out.Trials += len(plan)
+		out.LoadAverage += loadAverage() / float64(len(tasks))
 		for _, realtime := range []bool{false, true} {
 			progress(fmt.Sprintf("task %d/%d %s (%d trials), real clock: %t", i+1, len(tasks), t.ID, len(plan), realtime))
 			tmp, err := os.MkdirTemp("", "worldprobe-bench-")

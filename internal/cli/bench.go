@@ -136,7 +136,7 @@ func printBench(w io.Writer, r *bench.Results) {
 	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, unthrottled, every frame drawn", c.PlainUnthrottledMs)
 	fmt.Fprintf(w, "  same state hash over repeated runs: %t\n", c.SameStateHash)
 	if s := r.Suite; s != nil {
-		fmt.Fprintf(w, "\nSuite %s: %d trials (references and fixtures) with --jobs %d\n", s.Suite, s.Trials, s.Jobs)
+		fmt.Fprintf(w, "\nSuite %s: %d trials (references and fixtures) with --jobs %d, mean load average %.1f\n", s.Suite, s.Trials, s.Jobs, s.LoadAverage)
 		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "virtual clock", s.VirtualMs, s.VirtualPerMinute, 100*s.OracleVCovVirtual)
 		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "real clock (waiting)", s.RealTimeMs, s.RealTimePerMinute, 100*s.OracleVCovRealTime)
 		fmt.Fprintf(w, "  same verdicts on %d of %d trials; virtual clock %.1fx faster\n", s.SameVerdictTrials, s.Trials, s.RealTimeMs/max(1, s.VirtualMs))
