@@ -38,9 +38,11 @@ type Options struct {
 	Width       int
 	Height      int
 	// Suite, when set, is judged on the virtual and on the real clock.
-	Suite    string
-	Progress func(msg string)
-	Logger   *slog.Logger
+	Suite string
+	// OnlySuite skips everything but the suite comparison.
+	OnlySuite bool
+	Progress  func(msg string)
+	Logger    *slog.Logger
 }
 
 // Results is what a run measured. Times are wall-clock milliseconds.
@@ -109,6 +111,16 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	defer b.Close()
 	res := &Results{Date: time.Now().UTC().Format(time.DateOnly), Chromium: b.Version(), CPUs: runtime.NumCPU()}
 
+	if o.OnlySuite {
+		if o.Suite == "" {
+			return nil, fmt.Errorf("only the suite was asked for, but no suite was given")
+		}
+		res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.Progress)
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: %w", o.Suite, err)
+		}
+		return res, nil
+	}
 	o.Progress("throughput")
 	if res.Throughput, err = throughput(ctx, b, o); err != nil {
 		return nil, fmt.Errorf("throughput: %w", err)

@@ -26,6 +26,7 @@ type BenchOptions struct {
 	JSON        bool
 	Out         string
 	Suite       string
+	OnlySuite   bool
 	NoWorlds    bool
 }
 
@@ -58,6 +59,7 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.StringVar(&o.Examples, "examples", "examples", "folder of example pages (<name>/index.html)")
 	f.StringVar(&o.Corpus, "corpus", "", "folder of heavier worlds (<name>/world.html); default ../shared/corpus/worldbench/worlds when present")
 	f.StringVar(&o.Suite, "suite", "", "also judge this suite's references and fixtures on the virtual and on the real clock")
+	f.BoolVar(&o.OnlySuite, "only-suite", false, "measure only the --suite comparison")
 	f.BoolVar(&o.NoWorlds, "no-worlds", false, "skip the corpus worlds")
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.Out, "out", "", "also write the JSON results to this file")
@@ -101,7 +103,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	start := time.Now()
 	r, err := bench.Run(ctx, bench.Options{
 		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
-		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite,
+		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, OnlySuite: o.OnlySuite,
 		Progress: func(msg string) {
 			fmt.Fprintf(io.ErrOut, "bench [%5.1fs] %s\n", time.Since(start).Seconds(), msg)
 		},
@@ -125,16 +127,17 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 }
 
 func printBench(w io.Writer, r *bench.Results) {
-	t, c := r.Throughput, r.Clock
 	fmt.Fprintf(w, "worldprobe bench — %s, %s, %d CPUs\n\n", r.Date, r.Chromium, r.CPUs)
-	fmt.Fprintf(w, "Throughput: %d inspections (60 frames each) with --jobs %d in %.1f s = %.1f pages/minute\n\n",
-		t.Inspections, t.Jobs, t.WallMs/1000, t.PagesPerMin)
-	fmt.Fprintf(w, "%d frames (%.0f s of page time) of %s:\n", c.Frames, float64(c.Frames)/60, c.Page)
-	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, draw skipping", c.VirtualSkipMs)
-	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, every frame drawn", c.VirtualDrawMs)
-	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, waiting in real time", c.RealTimeMs)
-	fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, unthrottled, every frame drawn", c.PlainUnthrottledMs)
-	fmt.Fprintf(w, "  same state hash over repeated runs: %t\n", c.SameStateHash)
+	if t, c := r.Throughput, r.Clock; t.Inspections > 0 {
+		fmt.Fprintf(w, "Throughput: %d inspections (60 frames each) with --jobs %d in %.1f s = %.1f pages/minute\n\n",
+			t.Inspections, t.Jobs, t.WallMs/1000, t.PagesPerMin)
+		fmt.Fprintf(w, "%d frames (%.0f s of page time) of %s:\n", c.Frames, float64(c.Frames)/60, c.Page)
+		fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, draw skipping", c.VirtualSkipMs)
+		fmt.Fprintf(w, "  %-46s %9.0f ms\n", "worldprobe, virtual clock, every frame drawn", c.VirtualDrawMs)
+		fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, waiting in real time", c.RealTimeMs)
+		fmt.Fprintf(w, "  %-46s %9.0f ms\n", "plain Chromium, unthrottled, every frame drawn", c.PlainUnthrottledMs)
+		fmt.Fprintf(w, "  same state hash over repeated runs: %t\n", c.SameStateHash)
+	}
 	if s := r.Suite; s != nil {
 		fmt.Fprintf(w, "\nSuite %s: %d trials (references and fixtures) with --jobs %d, mean load average %.1f\n", s.Suite, s.Trials, s.Jobs, s.LoadAverage)
 		fmt.Fprintf(w, "  %-30s %9.0f ms  %6.1f trials/minute  oracle V-Cov %.1f%%\n", "virtual clock", s.VirtualMs, s.VirtualPerMinute, 100*s.OracleVCovVirtual)
