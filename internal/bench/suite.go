@@ -79,7 +79,9 @@ func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir s
 			sum, err := run.Execute(ctx, run.Options{Out: tmp, Plan: plan, Jobs: b.Jobs(),
 				Config: run.Config{Suite: dir, Repeat: 1},
 				Judge:  &trial.Judge{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
-			walls[realtime] += time.Since(start)
+			wall := time.Since(start)
+			walls[realtime] += wall
+			progress(fmt.Sprintf("task %s, real clock: %t: %d trials in %.1f s (load average %.1f)", t.ID, realtime, len(plan), wall.Seconds(), loadAverage()))
 			os.RemoveAll(tmp)
 			if err != nil {
 				return nil, err
