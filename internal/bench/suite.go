@@ -36,6 +36,16 @@ type SuiteResult struct {
 	LoadAverage float64 `json:"load_average"`
 }
 
+// oraclePassed reports whether every oracle trial of sum passed.
+func oraclePassed(sum *run.Summary) bool {
+	for _, tr := range sum.Trials {
+		if tr.Model == "oracle" && !tr.Pass {
+			return false
+		}
+	}
+	return true
+}
+
 // loadAverage reads the 1-minute load average (Linux), or 0.
 func loadAverage() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -81,11 +91,12 @@ func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir s
 				Judge:  &trial.Judge{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
 			wall := time.Since(start)
 			walls[realtime] += wall
-			progress(fmt.Sprintf("task %s, real clock: %t: %d trials in %.1f s (load average %.1f)", t.ID, realtime, len(plan), wall.Seconds(), loadAverage()))
 			os.RemoveAll(tmp)
 			if err != nil {
 				return nil, err
 			}
+			progress(fmt.Sprintf("task %s, real clock: %t: %d trials in %.1f s, oracle pass: %t (load average %.1f)", t.ID, realtime, len(plan), wall.Seconds(),
+				oraclePassed(sum), loadAverage()))
 			for _, tr := range sum.Trials {
 				sig := tr.Outcome + tr.CrashKind
 				for _, a := range tr.Assertions {

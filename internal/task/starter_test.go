@@ -1,0 +1,42 @@
+package task
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestStarterSuiteShape keeps the bundled starter suite what the docs say
+// it is: at least 30 tasks, at least 8 in each of simulation, rendering
+// and application spread over at least 4 subdomains each, at least 10
+// with parameters, each with 2+ fixtures, all lint-clean. (Running the
+// references, fixtures and mutants is `make check-suite` / `make harden`.)
+func TestStarterSuiteShape(t *testing.T) {
+	tasks, err := LoadSuite(filepath.Join("..", "..", "suites", "starter"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(tasks), 30)
+	perCat := map[string]int{}
+	subdomains := map[string]map[string]bool{}
+	withParams := 0
+	for _, tk := range tasks {
+		require.Empty(t, Lint(tk), "%s lints clean", tk.ID)
+		require.NotEmpty(t, tk.Subdomain, "%s has a subdomain", tk.ID)
+		fx, err := tk.Fixtures()
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(fx), 2, "%s has 2+ fixtures", tk.ID)
+		perCat[tk.Category]++
+		if subdomains[tk.Category] == nil {
+			subdomains[tk.Category] = map[string]bool{}
+		}
+		subdomains[tk.Category][tk.Subdomain] = true
+		if len(tk.Params) > 0 {
+			withParams++
+		}
+	}
+	for _, c := range []string{"simulation", "rendering", "application"} {
+		require.GreaterOrEqual(t, perCat[c], 8, "tasks in %s", c)
+		require.GreaterOrEqual(t, len(subdomains[c]), 4, "subdomains in %s: %v", c, subdomains[c])
+	}
+	require.GreaterOrEqual(t, withParams, 10)
+}
