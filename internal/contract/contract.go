@@ -40,6 +40,8 @@ const (
 	StepTrace    StepKind = "trace"
 	StepClick    StepKind = "click"
 	StepDrag     StepKind = "drag"
+	StepPress    StepKind = "press"
+	StepRelease  StepKind = "release"
 	StepMove     StepKind = "move"
 	StepWheel    StepKind = "wheel"
 	StepKey      StepKind = "key"
@@ -50,7 +52,7 @@ const (
 // StepKinds lists every step kind in documentation order.
 func StepKinds() []StepKind {
 	return []StepKind{StepSnapshot, StepStep, StepWait, StepAssert, StepTrace, StepClick, StepDrag,
-		StepMove, StepWheel, StepKey, StepType, StepReload}
+		StepPress, StepRelease, StepMove, StepWheel, StepKey, StepType, StepReload}
 }
 
 // Contract is a parsed and compiled contract.yaml. It is read-only once
@@ -91,6 +93,8 @@ type Step struct {
 	Click    *Target    // click
 	Drag     *DragSpec  // drag
 	Move     *Target    // move
+	Press    *Target    // press: the primary button goes down at the target
+	Release  *Target    // release: the primary button comes up at the target
 	Wheel    *WheelSpec // wheel
 	Key      *KeySpec   // key
 	Type     *TypeSpec  // type

@@ -171,6 +171,20 @@ func (p *fakePage) Drag(ctx context.Context, from, to Target, steps int) error {
 	return errors.Join(p.target(from), p.target(to))
 }
 
+func (p *fakePage) Press(ctx context.Context, t Target) error {
+	if err := p.err("Press"); err != nil {
+		return err
+	}
+	return p.target(t)
+}
+
+func (p *fakePage) Release(ctx context.Context, t Target) error {
+	if err := p.err("Release"); err != nil {
+		return err
+	}
+	return p.target(t)
+}
+
 func (p *fakePage) Move(ctx context.Context, t Target) error {
 	if err := p.err("Move"); err != nil {
 		return err

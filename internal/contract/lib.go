@@ -10,12 +10,13 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/ext"
 )
 
 // LibraryVersion is the version of the CEL function library contracts are
 // compiled against. It grows when functions are added; an existing
 // function never changes meaning within a contract version.
-const LibraryVersion = 1
+const LibraryVersion = 2
 
 // LibraryName names the StateProbe CEL library in an environment.
 const LibraryName = "worldprobe.stateprobe"
@@ -85,6 +86,16 @@ func (lib) CompileOptions() []cel.EnvOption {
 		unary("abs", dyn, number(math.Abs)),
 		unary("sign", dyn, number(sign)),
 		unary("sqrt", dyn, sqrt),
+		unary("sin", dyn, number(math.Sin)),
+		unary("cos", dyn, number(math.Cos)),
+		unary("tan", dyn, number(math.Tan)),
+		binary("atan2", dyn, atan2),
+		unary("exp", dyn, number(math.Exp)),
+		unary("log", dyn, logarithm),
+		binary("pow", dyn, pow),
+		unary("floor", dyn, number(math.Floor)),
+		unary("round", dyn, number(roundHalfAway)),
+		binary("angleDiff", dyn, angleDiff),
 		binary("dist", dyn, dist),
 		unary("norm", dyn, norm),
 		binary("sub", dynList, sub),
@@ -147,6 +158,7 @@ func Env() (*cel.Env, error) {
 			cel.CrossTypeNumericComparisons(true),
 			cel.EnableMacroCallTracking(),
 			cel.Lib(lib{}),
+			ext.Bindings(),
 		)
 	})
 	return baseEnv, baseErr
@@ -275,6 +287,72 @@ func sqrt(v ref.Val) ref.Val {
 		return errorf("sqrt of a negative number (%s)", formatFloat(x))
 	}
 	return types.Double(math.Sqrt(x))
+}
+
+// roundHalfAway rounds half away from zero (as math.Round does; unlike
+// JavaScript's Math.round, which rounds -0.5 to -0).
+func roundHalfAway(x float64) float64 { return math.Round(x) }
+
+// numbers2 converts both arguments of a binary numeric function.
+func numbers2(fn string, a, b ref.Val) (float64, float64, ref.Val) {
+	x, ok := toFloat(a)
+	if !ok {
+		return 0, 0, errorf("%s: want numbers, got %s", fn, typeName(a))
+	}
+	y, ok := toFloat(b)
+	if !ok {
+		return 0, 0, errorf("%s: want numbers, got %s", fn, typeName(b))
+	}
+	return x, y, nil
+}
+
+// atan2(y, x): the angle of the point (x, y) in radians, in [-π, π].
+func atan2(a, b ref.Val) ref.Val {
+	y, x, err := numbers2("atan2", a, b)
+	if err != nil {
+		return err
+	}
+	return types.Double(math.Atan2(y, x))
+}
+
+// pow(x, y): x to the power y; an error when the result is not a real number.
+func pow(a, b ref.Val) ref.Val {
+	x, y, err := numbers2("pow", a, b)
+	if err != nil {
+		return err
+	}
+	r := math.Pow(x, y)
+	if math.IsNaN(r) {
+		return errorf("pow(%s, %s) is not a real number", formatFloat(x), formatFloat(y))
+	}
+	return types.Double(r)
+}
+
+// logarithm is the natural logarithm; an error at or below 0.
+func logarithm(v ref.Val) ref.Val {
+	x, ok := toFloat(v)
+	if !ok {
+		return errorf("log: want a number, got %s", typeName(v))
+	}
+	if x <= 0 {
+		return errorf("log of a number <= 0 (%s)", formatFloat(x))
+	}
+	return types.Double(math.Log(x))
+}
+
+// angleDiff(a, b): a - b wrapped into [-π, π), so angles that differ by
+// whole turns compare equal: abs(angleDiff(s.yaw, 6.2832)) < 0.01 holds
+// for a yaw of 0.
+func angleDiff(a, b ref.Val) ref.Val {
+	x, y, err := numbers2("angleDiff", a, b)
+	if err != nil {
+		return err
+	}
+	d := math.Mod(x-y+math.Pi, 2*math.Pi)
+	if d < 0 {
+		d += 2 * math.Pi
+	}
+	return types.Double(d - math.Pi)
 }
 
 // approx(a, b, tol): |a - b| <= tol for numbers, dist(a, b) <= tol for vectors.

@@ -71,6 +71,12 @@ type Page interface {
 	Click(ctx context.Context, t Target) error
 	// Drag presses at from, moves to to in steps pointer moves, and releases.
 	Drag(ctx context.Context, from, to Target, steps int) error
+	// Press moves the pointer to the target and holds the primary button
+	// down there; moves until the next Release carry the button (a drag
+	// whose middle a probe can step and assert on).
+	Press(ctx context.Context, t Target) error
+	// Release moves the pointer to the target and lets the primary button up.
+	Release(ctx context.Context, t Target) error
 	// Move moves the pointer to the target.
 	Move(ctx context.Context, t Target) error
 	// Wheel scrolls by dx, dy at the target.

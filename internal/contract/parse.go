@@ -258,6 +258,7 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 	} else {
 		pr.Steps = p.steps(f.value, what+": steps", names)
 	}
+	p.checkButton(pr, what)
 	if len(pr.Assertions()) == 0 && fields["steps"].value != nil {
 		p.errorf(n, "%s: has no assertion in its steps", what)
 	}
@@ -267,6 +268,34 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 		p.compileProbe(pr, what)
 	}
 	return pr
+}
+
+// checkButton checks that press and release alternate over a probe's setup
+// and steps (a reload lets the button up), and that no click or drag runs
+// while the button is held: a real mouse could do neither.
+func (p *parser) checkButton(pr *Probe, what string) {
+	held := 0 // line of the press holding the button, 0 when up
+	for _, st := range append(append([]Step{}, pr.Setup...), pr.Steps...) {
+		at := &yaml.Node{Line: st.Line}
+		switch st.Kind {
+		case StepPress:
+			if held != 0 {
+				p.errorf(at, "%s: press while the button is already down (pressed at line %d); release it first", what, held)
+			}
+			held = st.Line
+		case StepRelease:
+			if held == 0 {
+				p.errorf(at, "%s: release without a press before it", what)
+			}
+			held = 0
+		case StepClick, StepDrag:
+			if held != 0 {
+				p.errorf(at, "%s: %s while the button is held down (pressed at line %d); release it first", what, st.Kind, held)
+			}
+		case StepReload:
+			held = 0
+		}
+	}
 }
 
 // stepNames tracks the snapshot and trace names of a probe, with lines.
@@ -363,6 +392,10 @@ func (p *parser) step(n *yaml.Node, what string, names *stepNames) (Step, bool) 
 		st.Click, ok = p.targetOf(v, sw)
 	case StepMove:
 		st.Move, ok = p.targetOf(v, sw)
+	case StepPress:
+		st.Press, ok = p.targetOf(v, sw)
+	case StepRelease:
+		st.Release, ok = p.targetOf(v, sw)
 	case StepDrag:
 		st.Drag, ok = p.drag(v, sw)
 	case StepWheel:

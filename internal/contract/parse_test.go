@@ -32,6 +32,9 @@ probes:
       - drag: {from: {at: [100, 100]}, to: {at: [300, 100]}, steps: 4}
       - drag: {from: {object: cube}, to: {world: [1, 2, 3]}}
       - move: {at: [10, 10]}
+      - press: {object: cube}
+      - move: {at: [20, 10]}
+      - release: {at: [30, 10]}
       - wheel: {at: [400, 300], dy: 120}
       - key: {press: " "}
       - key: {down: ArrowUp}
@@ -64,7 +67,7 @@ func TestParseFull(t *testing.T) {
 		kinds = append(kinds, s.Kind)
 	}
 	require.Equal(t, []StepKind{StepSnapshot, StepStep, StepWait, StepSnapshot, StepAssert, StepTrace, StepTrace,
-		StepClick, StepClick, StepClick, StepDrag, StepDrag, StepMove, StepWheel, StepKey, StepKey, StepKey,
+		StepClick, StepClick, StepClick, StepDrag, StepDrag, StepMove, StepPress, StepMove, StepRelease, StepWheel, StepKey, StepKey, StepKey,
 		StepType, StepReload, StepReload, StepAssert}, kinds)
 
 	st := p.Steps
@@ -84,14 +87,17 @@ func TestParseFull(t *testing.T) {
 	require.Equal(t, &DragSpec{From: Target{At: []float64{100, 100}}, To: Target{At: []float64{300, 100}}, Steps: 4}, st[10].Drag)
 	require.Equal(t, &DragSpec{From: Target{Object: "cube"}, To: Target{World: []float64{1, 2, 3}}, Steps: 10}, st[11].Drag)
 	require.Equal(t, &Target{At: []float64{10, 10}}, st[12].Move)
-	require.Equal(t, &WheelSpec{Target: Target{At: []float64{400, 300}}, DY: 120}, st[13].Wheel)
-	require.Equal(t, &KeySpec{Kind: "press", Key: " "}, st[14].Key)
-	require.Equal(t, &KeySpec{Kind: "down", Key: "ArrowUp"}, st[15].Key)
-	require.Equal(t, &KeySpec{Kind: "up", Key: "ArrowUp"}, st[16].Key)
-	require.Equal(t, &TypeSpec{Selector: "#name", Text: "hello"}, st[17].Type)
-	last := st[20].Assert
+	require.Equal(t, &Target{Object: "cube"}, st[13].Press)
+	require.Equal(t, &Target{At: []float64{20, 10}}, st[14].Move)
+	require.Equal(t, &Target{At: []float64{30, 10}}, st[15].Release)
+	require.Equal(t, &WheelSpec{Target: Target{At: []float64{400, 300}}, DY: 120}, st[16].Wheel)
+	require.Equal(t, &KeySpec{Kind: "press", Key: " "}, st[17].Key)
+	require.Equal(t, &KeySpec{Kind: "down", Key: "ArrowUp"}, st[18].Key)
+	require.Equal(t, &KeySpec{Kind: "up", Key: "ArrowUp"}, st[19].Key)
+	require.Equal(t, &TypeSpec{Selector: "#name", Text: "hello"}, st[20].Type)
+	last := st[23].Assert
 	require.Equal(t, "monotone(trace.fall.map(x, x.ball.position[1]))", last.Expr)
-	require.Equal(t, 33, last.Line, "a block scalar's expression starts on the next line")
+	require.Equal(t, 36, last.Line, "a block scalar's expression starts on the next line")
 
 	// 1 + 30 + 500 ms at 30 fps (15) + 60 + 5 frames.
 	require.Equal(t, 111, p.Frames(60))
@@ -148,7 +154,7 @@ probes:
       - step: 3
         wait: 100
       - assert: "true"
-`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, trace, click, drag, move, wheel, key, type, reload; this one has step and wait"}},
+`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload; this one has step and wait"}},
 		{"unknown step key", `
 version: 1
 probes:
@@ -157,8 +163,8 @@ probes:
     steps:
       - tap: {selector: "#x"}
       - assert: "true"
-`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, trace, click, drag, move, wheel, key, type, reload, message, attribution)`,
-			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, trace, click, drag, move, wheel, key, type, reload"}},
+`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, message, attribution)`,
+			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload"}},
 		{"message on a non-assert", `
 version: 1
 probes:
@@ -218,6 +224,26 @@ probes:
 			"contract.yaml:12: probe a: steps: key: want exactly one of {press: key}, {down: key}, {up: key}",
 			"contract.yaml:13: probe a: steps: type: missing text",
 			`contract.yaml:14: probe a: steps: click: want a mapping, got "#a"`}},
+		{"button order", `
+version: 1
+probes:
+  - name: a
+    level: transition
+    setup:
+      - press: {at: [1, 1]}
+    steps:
+      - press: {at: [2, 2]}
+      - click: {at: [2, 2]}
+      - release: {at: [3, 3]}
+      - release: {at: [3, 3]}
+      - press: {at: [4, 4]}
+      - reload:
+      - release: {at: [5, 5]}
+      - assert: "true"
+`, []string{"contract.yaml:8: probe a: press while the button is already down (pressed at line 6); release it first",
+			"contract.yaml:9: probe a: click while the button is held down (pressed at line 8); release it first",
+			"contract.yaml:11: probe a: release without a press before it",
+			"contract.yaml:14: probe a: release without a press before it"}},
 		{"duplicate names", `
 version: 1
 probes:

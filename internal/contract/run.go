@@ -512,6 +512,10 @@ func (pr *probeRun) do(s Step, scored bool) error {
 		err = page.Click(ctx, *s.Click)
 	case StepMove:
 		err = page.Move(ctx, *s.Move)
+	case StepPress:
+		err = page.Press(ctx, *s.Press)
+	case StepRelease:
+		err = page.Release(ctx, *s.Release)
 	case StepDrag:
 		err = page.Drag(ctx, s.Drag.From, s.Drag.To, s.Drag.Steps)
 	case StepWheel:
@@ -591,6 +595,10 @@ func describeStep(s Step) string {
 		return "click " + s.Click.String()
 	case StepMove:
 		return "move " + s.Move.String()
+	case StepPress:
+		return "press " + s.Press.String()
+	case StepRelease:
+		return "release " + s.Release.String()
 	case StepDrag:
 		return fmt.Sprintf("drag from %s to %s", s.Drag.From, s.Drag.To)
 	case StepWheel:

@@ -366,7 +366,22 @@
 
   // realFrame waits for two real compositor frames, so the drawing of the
   // last stepped frame has reached the screen.
+  // hideCarets makes text carets transparent. A caret blinks on the
+  // browser's real-time timer, so a focused input over the canvas would make
+  // two captures of the same frame differ. Re-added if the page removes it.
+  function hideCarets() {
+    try {
+      const d = document;
+      if (!d.documentElement || d.getElementById('__wp-no-caret')) return;
+      const st = d.createElement('style');
+      st.id = '__wp-no-caret';
+      st.textContent = '*, *::before, *::after { caret-color: transparent !important; }';
+      (d.head || d.documentElement).appendChild(st);
+    } catch (e) { /* a hostile document; captures may then show a caret */ }
+  }
+
   function realFrame() {
+    hideCarets();
     return new RealPromise((resolve) => {
       if (!realRAF) { resolve(); return; }
       realRAF(() => realRAF(() => resolve()));
@@ -478,6 +493,7 @@
     const out = {
       three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
       objects: 0, meshes: 0, lights: 0, triangles: 0, points: 0, lines: 0,
+      visible_meshes: 0, visible_triangles: 0, instances: 0,
       bounds: null, camera: null,
     };
     if (!s) return JSONStringify(out);
@@ -494,10 +510,14 @@
         const inst = o.isInstancedMesh ? (o.count || 0) : 1;
         if (o.isMesh) {
           out.meshes++;
+          if (o.isInstancedMesh) out.instances += inst;
+          let tris = 0;
           if (geo) {
             const idx = geo.index ? geo.index.count : (geo.attributes && geo.attributes.position ? geo.attributes.position.count : 0);
-            out.triangles += Math.floor(idx / 3) * inst;
+            tris = Math.floor(idx / 3) * inst;
           }
+          out.triangles += tris;
+          if (vis) { out.visible_meshes++; out.visible_triangles += tris; }
         } else if (o.isPoints) out.points++;
         else if (o.isLine) out.lines++;
         if (vis && geo && o.matrixWorld && !o.isInstancedMesh) {

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -97,7 +96,7 @@ func Write(t *task.Task, n int, values map[string]float64, out string) (*Variant
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clearing %s: %w", dir, err)
 	}
-	if err := copyTask(t.Dir, dir); err != nil {
+	if err := task.CopyTree(t.Dir, dir, task.CandidatesDir); err != nil {
 		return nil, fmt.Errorf("copying %s: %w", t.ID, err)
 	}
 	yml, err := os.ReadFile(filepath.Join(t.Dir, task.TaskFile))
@@ -138,31 +137,6 @@ func Write(t *task.Task, n int, values map[string]float64, out string) (*Variant
 		return nil, fmt.Errorf("the variant does not load: %w", err)
 	}
 	return &Variant{Task: vt, Of: t.ID, N: n, Values: values}, nil
-}
-
-// copyTask copies a task folder without its fixtures.
-func copyTask(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && rel == task.CandidatesDir {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
 }
 
 // variantYAML edits task.yaml on its node tree (comments and order kept):

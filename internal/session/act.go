@@ -238,8 +238,31 @@ func (s *Session) Click(ctx context.Context, t Target) error {
 	return s.settleInput(ctx)
 }
 
-// Move moves the pointer to the target.
+// Move moves the pointer to the target; while the button is held (Press)
+// the move carries it, as a drag does.
 func (s *Session) Move(ctx context.Context, t Target) error {
+	p, err := s.Locate(ctx, t)
+	if err != nil {
+		return err
+	}
+	ev := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y}
+	if s.buttonHeld {
+		ev.Button, ev.Buttons = input.MouseButtonLeft, 1
+		s.heldAt = p
+	}
+	if err := s.mouse(ctx, ev); err != nil {
+		return err
+	}
+	return s.settleInput(ctx)
+}
+
+// Press moves the pointer to the target and holds the left button down
+// there until Release (or a reload). Pressing twice is an error: a real
+// mouse cannot.
+func (s *Session) Press(ctx context.Context, t Target) error {
+	if s.buttonHeld {
+		return fmt.Errorf("press: the button is already down (release it first)")
+	}
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
@@ -247,6 +270,30 @@ func (s *Session) Move(ctx context.Context, t Target) error {
 	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y}); err != nil {
 		return err
 	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
+		return err
+	}
+	s.buttonHeld, s.heldAt = true, p
+	return s.settleInput(ctx)
+}
+
+// Release moves the pointer to the target, the button held, and lets the
+// left button up there. Releasing a button that is not down is an error.
+func (s *Session) Release(ctx context.Context, t Target) error {
+	if !s.buttonHeld {
+		return fmt.Errorf("release: the button is not down (press first)")
+	}
+	p, err := s.Locate(ctx, t)
+	if err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+		return err
+	}
+	s.buttonHeld = false
 	return s.settleInput(ctx)
 }
 
@@ -384,6 +431,13 @@ func (s *Session) Type(ctx context.Context, selector, text string) error {
 // Reload loads the page again from scratch: a fresh document, clock and
 // random sequence.
 func (s *Session) Reload(ctx context.Context) error {
+	if s.buttonHeld {
+		// The browser would keep the button down into the new document.
+		if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: s.heldAt.X, Y: s.heldAt.Y, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+			return err
+		}
+		s.buttonHeld = false
+	}
 	s.loaded.Store(false)
 	s.frame.Store(0)
 	s.rec.with(func(l *Log) { l.NavigatedAway = "" })

@@ -96,19 +96,25 @@ type Bounds struct {
 
 // Scene summarises the three.js scene graph seen through __THREE_DEVTOOLS__.
 type Scene struct {
-	ThreeRevision string  `json:"three_revision"`
-	Scenes        int     `json:"scenes"`
-	Renderers     int     `json:"renderers"`
-	RenderCalls   int     `json:"render_calls"`
-	Objects       int     `json:"objects"`
-	Meshes        int     `json:"meshes"`
-	Lights        int     `json:"lights"`
-	Triangles     int     `json:"triangles"`
-	Points        int     `json:"points"`
-	Lines         int     `json:"lines"`
-	Bounds        *Bounds `json:"bounds"`
-	Camera        *Camera `json:"camera"`
-	Error         string  `json:"error,omitempty"`
+	ThreeRevision string `json:"three_revision"`
+	Scenes        int    `json:"scenes"`
+	Renderers     int    `json:"renderers"`
+	RenderCalls   int    `json:"render_calls"`
+	Objects       int    `json:"objects"`
+	Meshes        int    `json:"meshes"`
+	Lights        int    `json:"lights"`
+	Triangles     int    `json:"triangles"`
+	Points        int    `json:"points"`
+	Lines         int    `json:"lines"`
+	// VisibleMeshes and VisibleTriangles count only meshes that are
+	// visible with all their ancestors (hidden LOD levels do not count).
+	VisibleMeshes    int `json:"visible_meshes"`
+	VisibleTriangles int `json:"visible_triangles"`
+	// Instances is the sum of the drawn instance counts of InstancedMeshes.
+	Instances int     `json:"instances"`
+	Bounds    *Bounds `json:"bounds"`
+	Camera    *Camera `json:"camera"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // ReadScene summarises the scene the page rendered last.

@@ -108,6 +108,10 @@ type Session struct {
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
 	scriptID page.ScriptIdentifier
+	// buttonHeld: a Press has put the left button down and no Release has
+	// let it up; heldAt is where the pointer was last moved with it.
+	buttonHeld bool
+	heldAt     Point
 }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is

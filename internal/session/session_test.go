@@ -129,3 +129,72 @@ func TestActions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, state(t, s).Clicks, "a reload starts from scratch")
 }
+
+// TestCaptureHidesCaret: a focused text input over the canvas must not make
+// captures of one frame differ, though its caret blinks on real time.
+func TestCaptureHidesCaret(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "caret.html"))
+	require.NoError(t, s.Type(ctx, "#name", "Ada"))
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	first, err := s.CanvasPixels(ctx)
+	require.NoError(t, err)
+	// The caret blinks every 500 ms: eight captures 150 ms apart span
+	// more than two blink periods.
+	for i := 0; i < 8; i++ {
+		time.Sleep(150 * time.Millisecond)
+		px, err := s.CanvasPixels(ctx)
+		require.NoError(t, err)
+		require.Equal(t, first.PNG, px.PNG, "capture %d differs from the first", i+1)
+	}
+}
+
+// TestSceneSummaryCounts: hidden subtrees count in meshes and triangles but
+// not in their visible_ counterparts; InstancedMesh counts drawn instances.
+func TestSceneSummaryCounts(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "scene.html"))
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	sc, err := s.ReadScene(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 4, sc.Meshes)
+	require.Equal(t, 12+12+2+5*2, sc.Triangles)
+	require.Equal(t, 2, sc.VisibleMeshes)
+	require.Equal(t, 12+5*2, sc.VisibleTriangles)
+	require.Equal(t, 5, sc.Instances)
+}
+
+// TestPressMoveRelease: a held button makes moves drags until it is let up.
+func TestPressMoveRelease(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "actions.html"))
+	_, err := s.Step(ctx, 2, true)
+	require.NoError(t, err)
+
+	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}))
+	a := state(t, s)
+	require.Equal(t, 1, a.Clicks, "the press went down on the canvas")
+	require.Equal(t, []float64{50, 50}, a.Last)
+	require.Error(t, s.Press(ctx, Target{At: []float64{50, 50}}), "a held button cannot be pressed again")
+
+	require.NoError(t, s.Move(ctx, Target{At: []float64{80, 50}}))
+	require.NoError(t, s.Move(ctx, Target{At: []float64{110, 50}}))
+	require.Equal(t, 2, state(t, s).Drags, "moves while held are drags")
+	require.NoError(t, s.Release(ctx, Target{At: []float64{140, 50}}))
+	require.Equal(t, 3, state(t, s).Drags, "the release moves to its target with the button held")
+	require.Error(t, s.Release(ctx, Target{At: []float64{140, 50}}), "nothing to release")
+
+	require.NoError(t, s.Move(ctx, Target{At: []float64{60, 60}}))
+	require.Equal(t, 3, state(t, s).Drags, "after the release a move is no drag")
+
+	// A reload lets a held button up: the new document sees plain moves.
+	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}))
+	require.NoError(t, s.Reload(ctx))
+	_, err = s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	require.NoError(t, s.Move(ctx, Target{At: []float64{90, 90}}))
+	require.Equal(t, 0, state(t, s).Drags)
+	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}), "the button is up after the reload")
+}

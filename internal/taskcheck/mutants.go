@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,7 +136,7 @@ func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.
 	mt mutate.Mutant, refHash string, refTrace []string, dir string) (MutantResult, error) {
 	out := MutantResult{Mutant: mt}
 	pageDir := filepath.Join(dir, "page")
-	if err := copyDir(filepath.Dir(t.SolutionPath()), pageDir); err != nil {
+	if err := task.CopyTree(filepath.Dir(t.SolutionPath()), pageDir); err != nil {
 		return out, err
 	}
 	page := filepath.Join(pageDir, task.PageFile)
@@ -277,28 +276,6 @@ func abbreviate(s string) string {
 		return s[:77] + "..."
 	}
 	return s
-}
-
-// copyDir copies the files of a folder (the reference's siblings: assets it loads).
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
 }
 
 // Markdown renders the mutation summary of reports as a Markdown table:

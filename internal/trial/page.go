@@ -144,10 +144,20 @@ func (p *page) Region(ctx context.Context, x, y, w, h float64) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	r := image.Rect(int(math.Floor(x)), int(math.Floor(y)), int(math.Ceil(x+w)), int(math.Ceil(y+h))).Add(img.Bounds().Min)
-	r = r.Intersect(img.Bounds())
-	if r.Empty() {
-		return nil, fmt.Errorf("region (%g, %g, %g, %g) is outside the canvas: %w", x, y, w, h, contract.ErrTargetNotFound)
+	return regionMean(img, x, y, w, h)
+}
+
+// regionMean is the mean colour of the canvas rectangle (x, y, w, h) in
+// canvas pixels. A rectangle without area or not wholly inside the canvas
+// is an error: a partly clipped mean would silently measure another area.
+func regionMean(img image.Image, x, y, w, h float64) (map[string]any, error) {
+	b := img.Bounds()
+	if !(w > 0 && h > 0) {
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) has no area: %w", x, y, w, h, contract.ErrTargetNotFound)
+	}
+	r := image.Rect(int(math.Floor(x)), int(math.Floor(y)), int(math.Ceil(x+w)), int(math.Ceil(y+h))).Add(b.Min)
+	if !r.In(b) {
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) is not inside the %dx%d canvas: %w", x, y, w, h, b.Dx(), b.Dy(), contract.ErrTargetNotFound)
 	}
 	m := pixel.Mean(img, r)
 	return colorMap(m.R, m.G, m.B, m.A), nil
@@ -167,6 +177,14 @@ func (p *page) Click(ctx context.Context, t contract.Target) error {
 
 func (p *page) Drag(ctx context.Context, from, to contract.Target, steps int) error {
 	return mapErr(p.s.Drag(ctx, target(from), target(to), steps))
+}
+
+func (p *page) Press(ctx context.Context, t contract.Target) error {
+	return mapErr(p.s.Press(ctx, target(t)))
+}
+
+func (p *page) Release(ctx context.Context, t contract.Target) error {
+	return mapErr(p.s.Release(ctx, target(t)))
 }
 
 func (p *page) Move(ctx context.Context, t contract.Target) error {
