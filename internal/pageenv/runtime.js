@@ -286,6 +286,21 @@
   let lastScene = null;
   let lastCamera = null;
   let renderCalls = 0;
+  // views: the (camera, viewport) pairs rendered to the screen in the
+  // current frame, for projecting into split-screen layouts.
+  let views = [], viewsFrame = -1;
+  function recordView(renderer, camera) {
+    if (viewsFrame !== frame) { views = []; viewsFrame = frame; }
+    if (views.length >= 16) return;
+    try {
+      if (typeof renderer.getRenderTarget === 'function' && renderer.getRenderTarget()) return;
+      const vp = { x: 0, y: 0, z: 0, w: 0, copy(v) { this.x = v.x; this.y = v.y; this.z = v.z; this.w = v.w; return this; } };
+      if (typeof renderer.getViewport === 'function') renderer.getViewport(vp);
+      const pr = typeof renderer.getPixelRatio === 'function' ? renderer.getPixelRatio() : 1;
+      const el = renderer.domElement;
+      views.push({ camera, el, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
+    } catch (e) { /* a renderer without viewport queries */ }
+  }
   const devtools = new EventTarget();
   devtools.addEventListener('register', (e) => {
     if (e.detail && e.detail.revision) threeRevision = String(e.detail.revision);
@@ -304,7 +319,7 @@
           value: function render(scene, camera) {
             renderCalls++;
             if (scene && scene.isObject3D) lastScene = scene;
-            if (camera && camera.isCamera) lastCamera = camera;
+            if (camera && camera.isCamera) { lastCamera = camera; recordView(this, camera); }
             return apply(orig, this, arguments);
           },
         });
@@ -585,8 +600,15 @@
       e[2] * x + e[6] * y + e[10] * z + e[14] * w, e[3] * x + e[7] * y + e[11] * z + e[15] * w];
   }
   // project maps a world point to canvas CSS pixels with the camera last rendered with.
+  // project maps a world point to canvas CSS pixels with the camera last
+  // rendered with, inside the viewport it was rendered to (the whole canvas
+  // unless the page split it with setViewport).
   function project(p) {
-    const cam = lastCamera, rect = canvasRect();
+    const v = views.length && views[views.length - 1].camera === lastCamera ? views[views.length - 1] : null;
+    return projectWith(p, lastCamera, v);
+  }
+  function projectWith(p, cam, view) {
+    const rect = canvasRect();
     if (!cam || !rect || !cam.projectionMatrix) return null;
     const inv = cam.matrixWorldInverse ? cam.matrixWorldInverse.elements : null;
     if (!inv) return null;
@@ -594,8 +616,14 @@
     const c = mul4(cam.projectionMatrix.elements, v[0], v[1], v[2], v[3]);
     if (c[3] === 0) return null;
     const nx = c[0] / c[3], ny = c[1] / c[3], nz = c[2] / c[3];
+    // The viewport in canvas CSS pixels (three.js viewports start bottom-left).
+    let vx = 0, vy = 0, vw = rect.width, vh = rect.height;
+    if (view && view.lw > 0 && view.lh > 0 && view.w > 0 && view.h > 0) {
+      const sx = rect.width / view.lw, sy = rect.height / view.lh;
+      vx = view.x * sx; vy = (view.lh - view.y - view.h) * sy; vw = view.w * sx; vh = view.h * sy;
+    }
     return {
-      x: (nx + 1) / 2 * rect.width, y: (1 - ny) / 2 * rect.height,
+      x: vx + (nx + 1) / 2 * vw, y: vy + (1 - ny) / 2 * vh,
       on_screen: c[3] > 0 && nx >= -1 && nx <= 1 && ny >= -1 && ny <= 1 && nz >= -1 && nz <= 1,
     };
   }
@@ -622,12 +650,21 @@
     const pos = e ? [e[12], e[13], e[14]] : [o.position.x, o.position.y, o.position.z];
     const mat = Array.isArray(o.material) ? o.material[0] : o.material;
     const scr = project(pos);
-    return JSONStringify({
+    const out = {
       name, type: String(o.type), position: pos.map(round6), visible,
       color: mat && mat.color ? hex(mat.color) : (o.color ? hex(o.color) : ''),
       intensity: typeof o.intensity === 'number' ? o.intensity : null,
       screen: scr ? [round6(scr.x), round6(scr.y)] : null, on_screen: !!(scr && scr.on_screen),
-    });
+    };
+    // With more than one view in the frame (split screen, picture in
+    // picture), where the object is in each, in render order.
+    if (views.length > 1) {
+      out.views = views.map((v) => {
+        const q = projectWith(pos, v.camera, v);
+        return { camera: String(v.camera.name || v.camera.type), screen: q ? [round6(q.x), round6(q.y)] : null, on_screen: !!(q && q.on_screen) };
+      });
+    }
+    return JSONStringify(out);
   }
   function projectPoint(p) { return JSONStringify(project(p)); }
   function domInfo(sel) {

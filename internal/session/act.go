@@ -50,6 +50,16 @@ type ObjectInfo struct {
 	Intensity *float64  `json:"intensity"`
 	Screen    []float64 `json:"screen"`
 	OnScreen  bool      `json:"on_screen"`
+	// Views is set when the last frame rendered more than one view (split
+	// screen): the object's screen position in each, in render order.
+	Views []ObjectView `json:"views,omitempty"`
+}
+
+// ObjectView is where an object is in one view (camera and viewport) of the frame.
+type ObjectView struct {
+	Camera   string    `json:"camera"`
+	Screen   []float64 `json:"screen"`
+	OnScreen bool      `json:"on_screen"`
 }
 
 // Object finds the scene object with the given name (the last rendered

@@ -198,3 +198,31 @@ func TestPressMoveRelease(t *testing.T) {
 	require.Equal(t, 0, state(t, s).Drags)
 	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}), "the button is up after the reload")
 }
+
+// TestSplitViewportProjection: object screen positions follow the viewport
+// each camera rendered to; clicks at {object} land in the last view.
+func TestSplitViewportProjection(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "split.html"))
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	o, err := s.Object(ctx, "cube")
+	require.NoError(t, err)
+	// front: x = 1 of [-2, 2] over 0..200 → 150; y = 0 → 100.
+	// top: viewport x 200..400, y 0..100 from the top (GL 100..200 from the
+	// bottom); x = 1 → 200 + 150 = 350; z = 0 → 50.
+	require.Len(t, o.Views, 2)
+	require.Equal(t, ObjectView{Camera: "front", Screen: []float64{150, 100}, OnScreen: true}, o.Views[0])
+	require.Equal(t, ObjectView{Camera: "top", Screen: []float64{350, 50}, OnScreen: true}, o.Views[1])
+	require.Equal(t, []float64{350, 50}, o.Screen, "screen is where the last view drew it")
+
+	// The projections are where the pixels are.
+	px, err := s.CanvasPixels(ctx)
+	require.NoError(t, err)
+	img, err := pixel.DecodePNG(px.PNG)
+	require.NoError(t, err)
+	for _, at := range [][2]int{{150, 100}, {350, 50}} {
+		r, g, b, _ := img.At(at[0], at[1]).RGBA()
+		require.Equal(t, [3]uint32{255, 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8}, "the cube is drawn at %v", at)
+	}
+}
