@@ -37,6 +37,7 @@ type TaskCheckOptions struct {
 	Seed       int64
 	MaxMutants int
 	Operators  []string
+	MutantIDs  []string
 	Summary    string
 }
 
@@ -65,7 +66,8 @@ func newCmdTaskCheck(io IO) *cobra.Command {
 Exit status 0 when every task is clean and hardened, 1 otherwise.`,
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
   worldprobe task check --no-mutants suites/starter
-  worldprobe task check --summary docs/hardening.md suites/starter`,
+  worldprobe task check --summary docs/hardening.md suites/starter
+  worldprobe task check --mutants flip-comparison-2,scale-constant-5 suites/starter/simulation/pendulum`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("task check needs at least one TASK folder")
@@ -83,6 +85,7 @@ Exit status 0 when every task is clean and hardened, 1 otherwise.`,
 	cmd.Flags().Int64Var(&o.Seed, "seed", 1, "seed of the mutant selection")
 	cmd.Flags().IntVar(&o.MaxMutants, "max-mutants", DefaultMaxMutants, "mutants judged per task, chosen across operators (0 = all)")
 	cmd.Flags().StringSliceVar(&o.Operators, "operators", nil, "only these mutation operators (comma-separated; default all)")
+	cmd.Flags().StringSliceVar(&o.MutantIDs, "mutants", nil, "only the mutants with these IDs, e.g. a survivor after a contract fix (comma-separated; overrides --max-mutants and --seed)")
 	cmd.Flags().StringVar(&o.Summary, "summary", "", "also write the mutation summary as a Markdown table to this file")
 	return cmd
 }
@@ -127,7 +130,7 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	defer os.RemoveAll(work)
 	judge := &trial.Judge{Browser: b, Resolver: res, SkipDraw: true}
 	copts := taskcheck.Options{Mutants: !o.NoMutants, Jobs: b.Jobs(),
-		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators}}
+		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators, IDs: o.MutantIDs}}
 	if !o.NoMutants {
 		var mu sync.Mutex
 		copts.Progress = func(id string, done, total int) {

@@ -76,6 +76,10 @@ type Options struct {
 	Max int
 	// Operators restricts generation to these operator names; empty means all.
 	Operators []string
+	// IDs, when set, selects exactly the mutants with these IDs (IDs do
+	// not depend on the selection, so a survivor can be re-judged after a
+	// contract fix); Max and Seed are then ignored. An unknown ID is an error.
+	IDs []string
 }
 
 // Mutant is one edited copy of the page.
@@ -216,7 +220,14 @@ func GenerateReport(src []byte, file string, opts Options) (*Report, error) {
 			rep.Stats.PerOp = append(rep.Stats.PerOp, OpStat{d.Name, counts[oi]})
 		}
 	}
-	picked := choose(len(keep), keepOp, opts.Max, opts.Seed)
+	var picked []int
+	if len(opts.IDs) > 0 {
+		if picked, err = byID(keep, opts.IDs); err != nil {
+			return nil, err
+		}
+	} else {
+		picked = choose(len(keep), keepOp, opts.Max, opts.Seed)
+	}
 
 	lines := newLineIndex(src)
 	out := make([]Mutant, len(picked))
@@ -236,6 +247,32 @@ func GenerateReport(src []byte, file string, opts Options) (*Report, error) {
 	rep.Mutants = keep
 	rep.Stats.Selected = len(keep)
 	return rep, nil
+}
+
+// byID returns the indices of the mutants named in ids, in mutant order.
+func byID(ms []Mutant, ids []string) ([]int, error) {
+	want := map[string]bool{}
+	for _, id := range ids {
+		if id = strings.TrimSpace(id); id != "" {
+			want[id] = true
+		}
+	}
+	var picked []int
+	for i, m := range ms {
+		if want[m.ID] {
+			picked = append(picked, i)
+			delete(want, m.ID)
+		}
+	}
+	if len(want) > 0 {
+		var bad []string
+		for id := range want {
+			bad = append(bad, id)
+		}
+		sort.Strings(bad)
+		return nil, fmt.Errorf("no mutant with ID %s (see 'worldprobe task mutate --max 0')", strings.Join(bad, ", "))
+	}
+	return picked, nil
 }
 
 func operatorSet(names []string) (map[string]bool, error) {

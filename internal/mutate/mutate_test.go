@@ -127,6 +127,12 @@ func TestDeterminism(t *testing.T) {
 	for _, m := range only {
 		require.Equal(t, byID[m.ID], m)
 	}
+
+	// selecting by ID gives exactly those mutants, in enumeration order,
+	// whatever Max and Seed say
+	picked, err := Generate(src, "page.html", Options{IDs: []string{a[2].ID, a[0].ID}, Max: 1, Seed: 99})
+	require.NoError(t, err)
+	require.Equal(t, []Mutant{a[0], a[2]}, picked)
 }
 
 func TestOptionsErrors(t *testing.T) {
@@ -134,6 +140,8 @@ func TestOptionsErrors(t *testing.T) {
 	require.ErrorContains(t, err, "no-such-op")
 	_, err = Generate([]byte("<script>x=1</script>"), "p.html", Options{Max: -1})
 	require.Error(t, err)
+	_, err = Generate([]byte("<script>function f(dt) { x = x + 2 * dt; }</script>"), "p.html", Options{IDs: []string{"scale-constant-1", "nope-7", "nope-3"}})
+	require.EqualError(t, err, "no mutant with ID nope-3, nope-7 (see 'worldprobe task mutate --max 0')")
 }
 
 const mixedPage = `<!DOCTYPE html>
