@@ -25,6 +25,7 @@ func NewCmdTask(io IO) *cobra.Command {
 	}
 	cmd.AddCommand(newCmdTaskCheck(io))
 	cmd.AddCommand(newTaskMutateCmd())
+	cmd.AddCommand(newTaskSummarizeCmd(io))
 	return cmd
 }
 
@@ -144,7 +145,7 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 		return err
 	}
 	if o.Summary != "" {
-		if err := os.WriteFile(o.Summary, []byte(taskcheck.Markdown(reports)), 0o644); err != nil {
+		if err := os.WriteFile(o.Summary, []byte(taskcheck.Document(reports)), 0o644); err != nil {
 			return runtimeErr(fmt.Errorf("writing the summary: %w", err))
 		}
 	}

@@ -71,15 +71,15 @@ func Operators() []Operator {
 // Options select and limit the mutants.
 type Options struct {
 	// Seed drives the choice when Max is smaller than the number of mutants.
-	Seed int64
+	Seed int64 `json:"seed"`
 	// Max is the number of mutants to return; 0 returns all of them.
-	Max int
+	Max int `json:"max"`
 	// Operators restricts generation to these operator names; empty means all.
-	Operators []string
+	Operators []string `json:"operators,omitempty"`
 	// IDs, when set, selects exactly the mutants with these IDs (IDs do
 	// not depend on the selection, so a survivor can be re-judged after a
 	// contract fix); Max and Seed are then ignored. An unknown ID is an error.
-	IDs []string
+	IDs []string `json:"ids,omitempty"`
 }
 
 // Mutant is one edited copy of the page.

@@ -51,6 +51,9 @@ type Mutation struct {
 	Survived   int            `json:"survived"`
 	// Stats are the generator's counts (sites enumerated, dropped, per operator).
 	Stats mutate.Stats `json:"stats"`
+	// Selection is how the mutants were chosen (seed, maximum, operators, IDs).
+	// Nil in reports written before it was recorded.
+	Selection *mutate.Options `json:"selection,omitempty"`
 }
 
 // NonEquivalent is the number of mutants that count.
@@ -78,7 +81,8 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 		return nil, fmt.Errorf("generating mutants of %s: %w", t.ID, err)
 	}
 	refTrace, _ := readTrace(filepath.Join(filepath.Dir(work), "reference", "0", trial.TraceFile))
-	m := &Mutation{Mutants: make([]MutantResult, len(gen.Mutants)), Total: len(gen.Mutants), Stats: gen.Stats}
+	sel := opts.Mutate
+	m := &Mutation{Mutants: make([]MutantResult, len(gen.Mutants)), Total: len(gen.Mutants), Stats: gen.Stats, Selection: &sel}
 	jobs := max(1, opts.Jobs)
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -278,14 +282,23 @@ func abbreviate(s string) string {
 	return s
 }
 
-// Markdown renders the mutation summary of reports as a Markdown table:
-// per task its mutants, killed, equivalent, survivors and kill rate, and a
-// total line.
+// MinNonEquivalent is how many non-equivalent mutants a task needs before
+// a clean mutation run counts as hardening it.
+const MinNonEquivalent = 10
+
+// Markdown renders the mutation summary of reports as a Markdown document:
+// a table with, per task, its mutants, killed, equivalent, survivors, kill
+// rate, fixtures and reference, a total line, and then the survivors, the
+// equivalent mutants (excluded from the kill rate, listed so that a reader
+// can judge them) and the tasks with fewer than MinNonEquivalent
+// non-equivalent mutants.
 func Markdown(reports []*Report) string {
 	var b strings.Builder
 	b.WriteString("| task | mutants | killed | equivalent | survived | kill rate | fixtures | reference |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
 	var tot Mutation
+	hardened := 0
+	var survivors, equivalents, few []string
 	for _, r := range reports {
 		fx := 0
 		for _, f := range r.Fixtures {
@@ -308,7 +321,78 @@ func Markdown(reports []*Report) string {
 		tot.Survived += m.Survived
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% | %d/%d | %s |\n", r.Task, m.Total, m.Killed, m.Equivalent, m.Survived,
 			100*m.KillRate(), fx, len(r.Fixtures), ref)
+		if r.OK() && m.NonEquivalent() >= MinNonEquivalent {
+			hardened++
+		}
+		if m.NonEquivalent() < MinNonEquivalent {
+			few = append(few, fmt.Sprintf("- %s: %d non-equivalent mutants", r.Task, m.NonEquivalent()))
+		}
+		for _, x := range m.Mutants {
+			line := fmt.Sprintf("- %s `%s` (line %d): %s", r.Task, x.ID, x.Line, mdCode(x.Description))
+			switch x.Status {
+			case Survived:
+				survivors = append(survivors, line+"; "+mdCode(x.Difference))
+			case Equivalent:
+				equivalents = append(equivalents, line)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "| **all %d tasks** | %d | %d | %d | %d | %.1f%% | | |\n", len(reports), tot.Total, tot.Killed, tot.Equivalent, tot.Survived, 100*tot.KillRate())
+	fmt.Fprintf(&b, "\n%d of %d tasks hardened (clean, no survivor, at least %d non-equivalent mutants).\n", hardened, len(reports), MinNonEquivalent)
+	section := func(title string, lines []string) {
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "\n### %s\n\n%s\n", title, strings.Join(lines, "\n"))
+		}
+	}
+	section("Survivors", survivors)
+	section("Equivalent mutants (excluded from the kill rate)", equivalents)
+	section(fmt.Sprintf("Fewer than %d non-equivalent mutants", MinNonEquivalent), few)
 	return b.String()
+}
+
+// Document is Markdown under a heading and a paragraph saying how the
+// mutants were chosen (from the reports' selections) and how to read it:
+// what 'task check --summary' and 'task summarize' write.
+func Document(reports []*Report) string {
+	sels := map[string]bool{}
+	var sel []string
+	for _, r := range reports {
+		if r.Mutation == nil {
+			continue
+		}
+		o := r.Mutation.Selection
+		d := ""
+		switch {
+		case o == nil:
+			d = "selection not recorded"
+		case len(o.IDs) > 0:
+			d = "chosen mutants (--mutants)"
+		case o.Max == 0:
+			d = "every mutant"
+		default:
+			d = fmt.Sprintf("up to %d mutants per task at seed %d", o.Max, o.Seed)
+		}
+		if o != nil && len(o.Operators) > 0 {
+			d += ", operators " + strings.Join(o.Operators, ", ")
+		}
+		if !sels[d] {
+			sels[d] = true
+			sel = append(sel, d)
+		}
+	}
+	how := "no mutation testing"
+	if len(sel) > 0 {
+		how = strings.Join(sel, "; ")
+	}
+	return "# Mutation summary\n\n" +
+		"`worldprobe task check` on " + fmt.Sprint(len(reports)) + " tasks (" + how + "). Per task: lint, the " +
+		"reference ×3 (fingerprinted), every fixture, then the mutants: **killed** (an assertion failed or " +
+		"the page crashed), **equivalent** (passed and read exactly the reference's states, scene summaries " +
+		"and pixels: excluded), **survived** (passed, yet behaved differently: the contract is too weak). " +
+		"How to read and fix a report: [authoring.md](authoring.md).\n\n" + Markdown(reports)
+}
+
+// mdCode keeps backquoted code from breaking a Markdown list line.
+func mdCode(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
 }
