@@ -41,7 +41,7 @@ check-suite: setup
 	./$(BIN) task check --no-mutants suites/starter
 
 ## harden: 'task check' with mutation testing on every starter task; writes the
-## summary to docs/hardening.md (slow: tens of minutes)
+## summary to docs/hardening.md (slow: about 2 hours on 2 cores)
 harden: setup
 	./$(BIN) task check --summary docs/hardening.md suites/starter
 

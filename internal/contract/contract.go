@@ -129,11 +129,16 @@ type WheelSpec struct {
 	DX, DY float64
 }
 
-// KeySpec is a key event: Kind is down, up or press.
+// KeySpec is a key event: Kind is down, up or press; With names the
+// modifier keys held during it (Control, Shift, Alt, Meta).
 type KeySpec struct {
 	Kind string
 	Key  string
+	With []string
 }
+
+// Modifiers are the modifier key names a key step may hold ("with").
+var Modifiers = []string{"Control", "Shift", "Alt", "Meta"}
 
 // TypeSpec types Text into the element matching Selector.
 type TypeSpec struct {

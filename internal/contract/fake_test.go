@@ -199,7 +199,7 @@ func (p *fakePage) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 	return p.target(t)
 }
 
-func (p *fakePage) Key(ctx context.Context, kind, key string) error {
+func (p *fakePage) Key(ctx context.Context, kind, key string, with []string) error {
 	if err := p.err("Key"); err != nil {
 		return err
 	}

@@ -82,8 +82,9 @@ type Page interface {
 	// Wheel scrolls by dx, dy at the target.
 	Wheel(ctx context.Context, t Target, dx, dy float64) error
 	// Key sends a key event; kind is "down", "up" or "press", key a
-	// KeyboardEvent.key value such as "ArrowUp" or " ".
-	Key(ctx context.Context, kind, key string) error
+	// KeyboardEvent.key value such as "ArrowUp" or " ", with the modifier
+	// keys in with (Control, Shift, Alt, Meta) held around it.
+	Key(ctx context.Context, kind, key string, with []string) error
 	// Type focuses the element matching selector and types text.
 	Type(ctx context.Context, selector, text string) error
 	// Reload reloads the page; the frame counter starts again from zero.

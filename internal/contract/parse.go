@@ -603,12 +603,18 @@ func (p *parser) wheel(v *yaml.Node, what string) (*WheelSpec, bool) {
 
 func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
 	kinds := []string{"press", "down", "up"}
-	fields := p.mapping(v, what, kinds...)
+	fields := p.mapping(v, what, append(kinds, "with")...)
 	if fields == nil {
 		return nil, false
 	}
+	var with []string
+	withOK := true
+	if f, has := fields["with"]; has {
+		delete(fields, "with")
+		with, withOK = p.modifiers(f.value, what+": with")
+	}
 	if len(fields) != 1 {
-		p.errorf(v, "%s: want exactly one of {press: key}, {down: key}, {up: key}", what)
+		p.errorf(v, "%s: want exactly one of {press: key}, {down: key}, {up: key} (and optionally with: [Control, Shift, …])", what)
 		return nil, false
 	}
 	keys := make([]string, 0, 1)
@@ -622,7 +628,34 @@ func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
 		p.errorf(f.value, "%s: empty key name", what)
 		ok = false
 	}
-	return &KeySpec{Kind: keys[0], Key: name}, ok
+	return &KeySpec{Kind: keys[0], Key: name, With: with}, ok && withOK
+}
+
+// modifiers parses a key step's with: a list of distinct modifier names.
+func (p *parser) modifiers(v *yaml.Node, what string) ([]string, bool) {
+	v = resolve(v)
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		p.errorf(v, "%s: want a list of modifier keys (%s)", what, joinList(Modifiers))
+		return nil, false
+	}
+	var out []string
+	ok := true
+	for _, n := range v.Content {
+		name, good := p.str(n, what)
+		switch {
+		case !good:
+			ok = false
+		case !contains(Modifiers, name):
+			p.errorf(n, "%s: %q is not a modifier key (want %s)", what, name, joinList(Modifiers))
+			ok = false
+		case contains(out, name):
+			p.errorf(n, "%s: %s named twice", what, name)
+			ok = false
+		default:
+			out = append(out, name)
+		}
+	}
+	return out, ok
 }
 
 func (p *parser) typeText(v *yaml.Node, what string) (*TypeSpec, bool) {

@@ -39,6 +39,7 @@ probes:
       - key: {press: " "}
       - key: {down: ArrowUp}
       - key: {up: ArrowUp}
+      - key: {press: z, with: [Control, Shift]}
       - type: {selector: "#name", text: hello}
       - reload: {}
       - reload:
@@ -67,7 +68,7 @@ func TestParseFull(t *testing.T) {
 		kinds = append(kinds, s.Kind)
 	}
 	require.Equal(t, []StepKind{StepSnapshot, StepStep, StepWait, StepSnapshot, StepAssert, StepTrace, StepTrace,
-		StepClick, StepClick, StepClick, StepDrag, StepDrag, StepMove, StepPress, StepMove, StepRelease, StepWheel, StepKey, StepKey, StepKey,
+		StepClick, StepClick, StepClick, StepDrag, StepDrag, StepMove, StepPress, StepMove, StepRelease, StepWheel, StepKey, StepKey, StepKey, StepKey,
 		StepType, StepReload, StepReload, StepAssert}, kinds)
 
 	st := p.Steps
@@ -94,10 +95,11 @@ func TestParseFull(t *testing.T) {
 	require.Equal(t, &KeySpec{Kind: "press", Key: " "}, st[17].Key)
 	require.Equal(t, &KeySpec{Kind: "down", Key: "ArrowUp"}, st[18].Key)
 	require.Equal(t, &KeySpec{Kind: "up", Key: "ArrowUp"}, st[19].Key)
-	require.Equal(t, &TypeSpec{Selector: "#name", Text: "hello"}, st[20].Type)
-	last := st[23].Assert
+	require.Equal(t, &KeySpec{Kind: "press", Key: "z", With: []string{"Control", "Shift"}}, st[20].Key)
+	require.Equal(t, &TypeSpec{Selector: "#name", Text: "hello"}, st[21].Type)
+	last := st[24].Assert
 	require.Equal(t, "monotone(trace.fall.map(x, x.ball.position[1]))", last.Expr)
-	require.Equal(t, 36, last.Line, "a block scalar's expression starts on the next line")
+	require.Equal(t, 37, last.Line, "a block scalar's expression starts on the next line")
 
 	// 1 + 30 + 500 ms at 30 fps (15) + 60 + 5 frames.
 	require.Equal(t, 111, p.Frames(60))
@@ -212,6 +214,7 @@ probes:
       - drag: {from: {at: [1, 1]}}
       - wheel: {at: [1, 1]}
       - key: {press: a, up: b}
+      - key: {press: a, with: [Control, Hyper, Control]}
       - type: {selector: "#x"}
       - click: "#a"
       - assert: "true"
@@ -221,9 +224,11 @@ probes:
 			"contract.yaml:9: probe a: steps: click: world: want a list of 3 numbers",
 			"contract.yaml:10: probe a: steps: drag: missing to",
 			"contract.yaml:11: probe a: steps: wheel: want dx or dy",
-			"contract.yaml:12: probe a: steps: key: want exactly one of {press: key}, {down: key}, {up: key}",
-			"contract.yaml:13: probe a: steps: type: missing text",
-			`contract.yaml:14: probe a: steps: click: want a mapping, got "#a"`}},
+			"contract.yaml:12: probe a: steps: key: want exactly one of {press: key}, {down: key}, {up: key} (and optionally with: [Control, Shift, …])",
+			`contract.yaml:13: probe a: steps: key: with: "Hyper" is not a modifier key (want Control, Shift, Alt, Meta)`,
+			"contract.yaml:13: probe a: steps: key: with: Control named twice",
+			"contract.yaml:14: probe a: steps: type: missing text",
+			`contract.yaml:15: probe a: steps: click: want a mapping, got "#a"`}},
 		{"button order", `
 version: 1
 probes:

@@ -521,7 +521,7 @@ func (pr *probeRun) do(s Step, scored bool) error {
 	case StepWheel:
 		err = page.Wheel(ctx, s.Wheel.Target, s.Wheel.DX, s.Wheel.DY)
 	case StepKey:
-		err = page.Key(ctx, s.Key.Kind, s.Key.Key)
+		err = page.Key(ctx, s.Key.Kind, s.Key.Key, s.Key.With)
 	case StepType:
 		err = page.Type(ctx, s.Type.Selector, s.Type.Text)
 	case StepReload:
@@ -604,6 +604,9 @@ func describeStep(s Step) string {
 	case StepWheel:
 		return "wheel " + s.Wheel.Target.String()
 	case StepKey:
+		if len(s.Key.With) > 0 {
+			return fmt.Sprintf("key %s %s+%q", s.Key.Kind, strings.Join(s.Key.With, "+"), s.Key.Key)
+		}
 		return fmt.Sprintf("key %s %q", s.Key.Kind, s.Key.Key)
 	case StepType:
 		return fmt.Sprintf("type into %q", s.Type.Selector)

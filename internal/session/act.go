@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -382,21 +383,56 @@ var keyByName = func() map[string]*kb.Key {
 
 func unicodeLower(r rune) bool { return r >= 'a' && r <= 'z' }
 
+// modifierKeys are the modifier keys a key event may hold, with their
+// CDP modifier bit.
+var modifierKeys = map[string]struct {
+	bit int64
+	key string // the key's KeyboardEvent.key
+}{
+	"Alt":     {int64(kb.ModifierAlt), "Alt"},
+	"Control": {int64(kb.ModifierCtrl), "Control"},
+	"Meta":    {int64(kb.ModifierMeta), "Meta"},
+	"Shift":   {int64(kb.ModifierShift), "Shift"},
+}
+
 // Key sends a key event: kind is "down", "up" or "press" (down then up);
 // key is a KeyboardEvent.key value such as " ", "r", "1", "ArrowUp", "Enter".
-func (s *Session) Key(ctx context.Context, kind, key string) error {
+// The modifier keys in with (Control, Shift, Alt, Meta) go down before it
+// and up after it, in order, and set the event's ctrlKey/shiftKey/…: with
+// Shift a letter is sent upper case; with Control, Alt or Meta a printable
+// key inserts no text, as on a real keyboard.
+func (s *Session) Key(ctx context.Context, kind, key string, with ...string) error {
 	k, ok := keyByName[key]
 	if !ok {
 		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, ErrNoTarget)
 	}
-	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.Key, Code: k.Code, Text: k.Text,
-		UnmodifiedText: k.Unmodified, WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native}
-	if !k.Print {
+	var mods int64
+	var modEvs []*kb.Key
+	for _, m := range with {
+		mk, ok := modifierKeys[m]
+		if !ok {
+			return fmt.Errorf("unknown modifier key %q (want Control, Shift, Alt or Meta): %w", m, ErrNoTarget)
+		}
+		mk2 := keyByName[mk.key]
+		if mk2 == nil {
+			return fmt.Errorf("no key data for modifier %q", m)
+		}
+		mods |= mk.bit
+		modEvs = append(modEvs, mk2)
+	}
+	keyName, text, unmodified := k.Key, k.Text, k.Unmodified
+	if mods&int64(kb.ModifierShift) != 0 && len(k.Key) == 1 && unicodeLower(rune(k.Key[0])) {
+		keyName = strings.ToUpper(k.Key)
+		text, unmodified = keyName, keyName
+	}
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: keyName, Code: k.Code, Text: text,
+		UnmodifiedText: unmodified, WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native, Modifiers: mods}
+	if !k.Print || mods&int64(kb.ModifierCtrl|kb.ModifierAlt|kb.ModifierMeta) != 0 {
 		down.Type = input.DispatchKeyEventTypeRawKeyDown
 		down.Text, down.UnmodifiedText = "", ""
 	}
-	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.Key, Code: k.Code,
-		WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native}
+	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: keyName, Code: k.Code,
+		WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native, Modifiers: mods}
 	var evs []input.DispatchKeyEventParams
 	switch kind {
 	case "down":
@@ -407,6 +443,23 @@ func (s *Session) Key(ctx context.Context, kind, key string) error {
 		evs = []input.DispatchKeyEventParams{down, up}
 	default:
 		return fmt.Errorf("key event kind %q: want down, up or press", kind)
+	}
+	if len(modEvs) > 0 {
+		// Modifiers go down in order (each adding its bit) and up in reverse.
+		var pre, post []input.DispatchKeyEventParams
+		var held int64
+		for i, m := range modEvs {
+			held |= modifierKeys[with[i]].bit
+			pre = append(pre, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: m.Key, Code: m.Code,
+				WindowsVirtualKeyCode: m.Windows, NativeVirtualKeyCode: m.Native, Modifiers: held})
+		}
+		for i := len(modEvs) - 1; i >= 0; i-- {
+			m := modEvs[i]
+			held &^= modifierKeys[with[i]].bit
+			post = append(post, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: m.Key, Code: m.Code,
+				WindowsVirtualKeyCode: m.Windows, NativeVirtualKeyCode: m.Native, Modifiers: held})
+		}
+		evs = append(append(pre, evs...), post...)
 	}
 	for _, ev := range evs {
 		if _, err := call(ctx, s, fmt.Sprintf("dispatching key %q", key), input.DispatchKeyEvent, ev); err != nil {

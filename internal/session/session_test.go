@@ -226,3 +226,24 @@ func TestSplitViewportProjection(t *testing.T) {
 		require.Equal(t, [3]uint32{255, 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8}, "the cube is drawn at %v", at)
 	}
 }
+
+// TestKeyModifiers: modifiers go down before the key and up after it, and
+// the key's event carries their flags; Shift upper-cases a letter.
+func TestKeyModifiers(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "keys.html"))
+	events := func() []string {
+		st, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		var v struct{ Events []string }
+		require.NoError(t, json.Unmarshal(st.JSON, &v))
+		return v.Events
+	}
+	require.NoError(t, s.Key(ctx, "press", "z", "Control"))
+	require.Equal(t, []string{"d:Control:C", "d:z:C", "u:z:C", "u:Control"}, events())
+	require.NoError(t, s.Key(ctx, "press", "z", "Control", "Shift"))
+	require.Equal(t, []string{"d:Control:C", "d:Shift:CS", "d:Z:CS", "u:Z:CS", "u:Shift:C", "u:Control"}, events()[4:])
+	require.NoError(t, s.Key(ctx, "press", "y"))
+	require.Equal(t, []string{"d:y", "u:y"}, events()[10:])
+	require.ErrorIs(t, s.Key(ctx, "press", "y", "Hyper"), ErrNoTarget)
+}

@@ -195,8 +195,8 @@ func (p *page) Wheel(ctx context.Context, t contract.Target, dx, dy float64) err
 	return mapErr(p.s.Wheel(ctx, target(t), dx, dy))
 }
 
-func (p *page) Key(ctx context.Context, kind, key string) error {
-	return mapErr(p.s.Key(ctx, kind, key))
+func (p *page) Key(ctx context.Context, kind, key string, with []string) error {
+	return mapErr(p.s.Key(ctx, kind, key, with...))
 }
 
 func (p *page) Type(ctx context.Context, selector, text string) error {
