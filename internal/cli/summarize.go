@@ -63,7 +63,7 @@ Exit status 0 when every task is hardened, 1 otherwise.`,
 				fmt.Fprint(io.Out, doc)
 			}
 			for _, r := range reports {
-				if !r.OK() || r.Mutation == nil || r.Mutation.NonEquivalent() < taskcheck.MinNonEquivalent {
+				if !r.Hardened() {
 					return silentExit(ExitFailed)
 				}
 			}

@@ -288,17 +288,20 @@
   let renderCalls = 0;
   // views: the (camera, viewport) pairs rendered to the screen in the
   // current frame, for projecting into split-screen layouts.
+  // recordView runs in the page's frame loop (every render call), so it
+  // reuses one viewport receiver instead of allocating per call.
   let views = [], viewsFrame = -1;
+  const vp = { x: 0, y: 0, z: 0, w: 0, copy(v) { this.x = v.x; this.y = v.y; this.z = v.z; this.w = v.w; return this; } };
   function recordView(renderer, camera) {
     if (viewsFrame !== frame) { views = []; viewsFrame = frame; }
     if (views.length >= 16) return;
     try {
       if (typeof renderer.getRenderTarget === 'function' && renderer.getRenderTarget()) return;
-      const vp = { x: 0, y: 0, z: 0, w: 0, copy(v) { this.x = v.x; this.y = v.y; this.z = v.z; this.w = v.w; return this; } };
+      vp.x = 0; vp.y = 0; vp.z = 0; vp.w = 0;
       if (typeof renderer.getViewport === 'function') renderer.getViewport(vp);
       const pr = typeof renderer.getPixelRatio === 'function' ? renderer.getPixelRatio() : 1;
       const el = renderer.domElement;
-      views.push({ camera, el, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
+      views.push({ camera, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
     } catch (e) { /* a renderer without viewport queries */ }
   }
   const devtools = new EventTarget();

@@ -385,14 +385,11 @@ func unicodeLower(r rune) bool { return r >= 'a' && r <= 'z' }
 
 // modifierKeys are the modifier keys a key event may hold, with their
 // CDP modifier bit.
-var modifierKeys = map[string]struct {
-	bit int64
-	key string // the key's KeyboardEvent.key
-}{
-	"Alt":     {int64(kb.ModifierAlt), "Alt"},
-	"Control": {int64(kb.ModifierCtrl), "Control"},
-	"Meta":    {int64(kb.ModifierMeta), "Meta"},
-	"Shift":   {int64(kb.ModifierShift), "Shift"},
+var modifierKeys = map[string]int64{
+	"Alt":     int64(kb.ModifierAlt),
+	"Control": int64(kb.ModifierCtrl),
+	"Meta":    int64(kb.ModifierMeta),
+	"Shift":   int64(kb.ModifierShift),
 }
 
 // Key sends a key event: kind is "down", "up" or "press" (down then up);
@@ -409,16 +406,16 @@ func (s *Session) Key(ctx context.Context, kind, key string, with ...string) err
 	var mods int64
 	var modEvs []*kb.Key
 	for _, m := range with {
-		mk, ok := modifierKeys[m]
+		bit, ok := modifierKeys[m]
 		if !ok {
 			return fmt.Errorf("unknown modifier key %q (want Control, Shift, Alt or Meta): %w", m, ErrNoTarget)
 		}
-		mk2 := keyByName[mk.key]
-		if mk2 == nil {
+		mk := keyByName[m] // the modifier's name is its KeyboardEvent.key
+		if mk == nil {
 			return fmt.Errorf("no key data for modifier %q", m)
 		}
-		mods |= mk.bit
-		modEvs = append(modEvs, mk2)
+		mods |= bit
+		modEvs = append(modEvs, mk)
 	}
 	keyName, text, unmodified := k.Key, k.Text, k.Unmodified
 	if mods&int64(kb.ModifierShift) != 0 && len(k.Key) == 1 && unicodeLower(rune(k.Key[0])) {
@@ -449,13 +446,13 @@ func (s *Session) Key(ctx context.Context, kind, key string, with ...string) err
 		var pre, post []input.DispatchKeyEventParams
 		var held int64
 		for i, m := range modEvs {
-			held |= modifierKeys[with[i]].bit
+			held |= modifierKeys[with[i]]
 			pre = append(pre, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: m.Key, Code: m.Code,
 				WindowsVirtualKeyCode: m.Windows, NativeVirtualKeyCode: m.Native, Modifiers: held})
 		}
 		for i := len(modEvs) - 1; i >= 0; i-- {
 			m := modEvs[i]
-			held &^= modifierKeys[with[i]].bit
+			held &^= modifierKeys[with[i]]
 			post = append(post, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: m.Key, Code: m.Code,
 				WindowsVirtualKeyCode: m.Windows, NativeVirtualKeyCode: m.Native, Modifiers: held})
 		}

@@ -282,6 +282,12 @@ func abbreviate(s string) string {
 	return s
 }
 
+// Hardened reports whether the task passed every check, mutation testing
+// included, with at least MinNonEquivalent non-equivalent mutants.
+func (r *Report) Hardened() bool {
+	return r.OK() && r.Mutation != nil && r.Mutation.NonEquivalent() >= MinNonEquivalent
+}
+
 // MinNonEquivalent is how many non-equivalent mutants a task needs before
 // a clean mutation run counts as hardening it.
 const MinNonEquivalent = 10
@@ -321,7 +327,7 @@ func Markdown(reports []*Report) string {
 		tot.Survived += m.Survived
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% | %d/%d | %s |\n", r.Task, m.Total, m.Killed, m.Equivalent, m.Survived,
 			100*m.KillRate(), fx, len(r.Fixtures), ref)
-		if r.OK() && m.NonEquivalent() >= MinNonEquivalent {
+		if r.Hardened() {
 			hardened++
 		}
 		if m.NonEquivalent() < MinNonEquivalent {
