@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/report"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -46,7 +48,15 @@ trials/<trial>/result.json with a screenshot, results.db (SQLite) and report.htm
 A finished trial's result.json is written the moment it finishes, atomically, so an
 interrupted run (even kill -9) loses no finished trial. Running the same command
 again resumes; a different configuration or changed candidates are refused.
---rerun crash,timeout runs those classes again (classes: crash, timeout, fail, pass, all).
+--rerun crash,timeout runs those classes again (classes: infra, crash — every crash,
+timeouts included —, timeout, fail, pass, all).
+
+Infrastructure is never scored against a page: a trial whose page misses a harness
+deadline while the machine is overloaded (load average above 1.5 per core) is judged
+again with the deadline doubled, up to twice; if it still misses it with the machine
+still overloaded, it is recorded as infra_error, left out of every score, and the
+run ends by saying how many — run the same command with --rerun infra on a quieter
+machine. The leaderboard says how many trials were retried and why.
 
 Exit status: 0 when every trial ran (whatever the scores), 2 on usage errors,
 3 on infrastructure errors.`,
@@ -72,7 +82,7 @@ Exit status: 0 when every trial ran (whatever the scores), 2 on usage errors,
 	f.BoolVar(&o.Fixtures, "fixtures", false, "add each task's flawed fixtures as model 'fixtures'")
 	f.IntVar(&o.Repeat, "repeat", 1, "samples per task and candidate")
 	f.StringVar(&o.Out, "out", "", "run folder (default runs/<suite name>)")
-	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: crash, timeout, fail, pass, all")
+	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: infra (not scored: the machine was overloaded), crash (every crash, timeouts included), timeout, fail, pass, all")
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	return cmd
 }
@@ -82,10 +92,8 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		return usageErr("--repeat must be at least 1")
 	}
 	for _, c := range o.Rerun {
-		switch strings.TrimSpace(c) {
-		case "crash", "timeout", "fail", "pass", "all":
-		default:
-			return usageErr("--rerun %q: classes are crash, timeout, fail, pass, all", c)
+		if !slices.Contains(result.RerunClasses, strings.TrimSpace(c)) {
+			return usageErr("--rerun %q: classes are %s", c, strings.Join(result.RerunClasses, ", "))
 		}
 	}
 	tasks, err := task.LoadSuite(o.Suite)

@@ -28,7 +28,7 @@ func TestTaskSummarize(t *testing.T) {
 	code, stdout, stderr := execute(t, "task", "summarize", a, b1)
 	require.Equal(t, ExitFailed, code, stderr)
 	require.Contains(t, stdout, "on 2 tasks (up to 20 mutants per task at seed 1)")
-	require.Contains(t, stdout, "| rendering/b | 12 | 10 | 0 | 2 | 83.3% | 0/0 | pass ×3 |\n| simulation/a |")
+	require.Contains(t, stdout, "| rendering/b | 0/0 | - | 12 | 10 | 0 | 2 | 83.3% | 0/0 | pass ×3 |\n| simulation/a |")
 	require.Contains(t, stdout, "1 of 2 tasks hardened")
 
 	out := filepath.Join(dir, "summary.md")

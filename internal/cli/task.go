@@ -26,6 +26,7 @@ func NewCmdTask(io IO) *cobra.Command {
 	cmd.AddCommand(newCmdTaskCheck(io))
 	cmd.AddCommand(newTaskMutateCmd())
 	cmd.AddCommand(newTaskSummarizeCmd(io))
+	cmd.AddCommand(newCmdTaskPrompt(io))
 	return cmd
 }
 
@@ -56,7 +57,8 @@ func newCmdTaskCheck(io IO) *cobra.Command {
     written {{params.NAME}} in the brief and read from the reference's
     task-params block;
   - the reference solution passes every assertion ` + fmt.Sprint(taskcheck.ReferenceRuns) + ` times with identical
-    verdicts and identical state hashes;
+    verdicts and identical state hashes, and so does every alternate solution
+    (solutions/<style>/index.html: the same task solved blind, in another style);
   - each candidates/<name>/ fixture fails where its expect.yaml says;
   - mutation testing (unless --no-mutants): up to --max-mutants mutants of the
     reference (see 'worldprobe task mutate --help') are judged. A mutant is
@@ -196,7 +198,7 @@ func checkAll(ctx context.Context, io IO, judge *trial.Judge, tasks []*task.Task
 }
 
 func printChecks(io IO, reports []*taskcheck.Report) {
-	fmt.Fprintf(io.Out, "%-36s %5s %9s %6s %8s %7s %6s %5s %8s %9s\n", "task", "lint", "reference", "stable", "fixtures",
+	fmt.Fprintf(io.Out, "%-36s %5s %9s %6s %10s %8s %7s %6s %5s %8s %9s\n", "task", "lint", "reference", "stable", "alternates", "fixtures",
 		"mutants", "killed", "equiv", "survived", "kill rate")
 	for _, r := range reports {
 		fx := 0
@@ -213,7 +215,14 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		if len(r.Lint) > 0 {
 			lint = fmt.Sprintf("%d", len(r.Lint))
 		}
-		fmt.Fprintf(io.Out, "%-36s %5s %9s %6t %8s", r.Task, lint, ref, r.Stable, fmt.Sprintf("%d/%d", fx, len(r.Fixtures)))
+		alt := 0
+		for _, a := range r.Alternates {
+			if a.OK {
+				alt++
+			}
+		}
+		fmt.Fprintf(io.Out, "%-36s %5s %9s %6t %10s %8s", r.Task, lint, ref, r.Stable, fmt.Sprintf("%d/%d", alt, len(r.Alternates)),
+			fmt.Sprintf("%d/%d", fx, len(r.Fixtures)))
 		if m := r.Mutation; m != nil {
 			fmt.Fprintf(io.Out, " %7d %6d %5d %8d %8.1f%%", m.Total, m.Killed, m.Equivalent, m.Survived, 100*m.KillRate())
 		} else {
@@ -231,6 +240,11 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 		for _, m := range r.ReferenceMsgs {
 			fmt.Fprintf(io.Out, "  reference: %s\n", m)
+		}
+		for _, a := range r.Alternates {
+			for _, m := range a.Problems {
+				fmt.Fprintf(io.Out, "  alternate %s: %s\n", a.Style, m)
+			}
 		}
 		for _, f := range r.Fixtures {
 			if !f.OK {

@@ -37,6 +37,7 @@ type Assertion struct {
 	explain    cel.Program // likewise
 	env        *cel.Env
 	readsState bool // names s
+	readsClock bool // names frame or t
 	observes   bool // calls object, pixel, region, objectPixel or dom
 	usesPage   bool // calls any observation function, scene included
 	reads      []Read
@@ -147,7 +148,7 @@ func (p *parser) compileAssertion(env *cel.Env, pr *Probe, a *Assertion, an *ana
 	for _, problem := range an.problems {
 		fail(problem)
 	}
-	a.readsState, a.observes, a.usesPage, a.reads = an.readsState, an.observes, an.usesPage, an.reads
+	a.readsState, a.readsClock, a.observes, a.usesPage, a.reads = an.readsState, an.readsClock, an.observes, an.usesPage, an.reads
 	// Plan the programs now: once for good when the assertion is pure, and
 	// as a check when it reads the page (it is planned per evaluation then).
 	prog, explain, err := a.programs(nil)
@@ -226,6 +227,7 @@ type analysis struct {
 	probe      string
 	line       int
 	readsState bool
+	readsClock bool
 	observes   bool
 	usesPage   bool
 	reads      []Read
@@ -235,7 +237,7 @@ type analysis struct {
 
 func (an *analysis) reset(probe string, line int) {
 	an.probe, an.line = probe, line
-	an.readsState, an.observes, an.usesPage = false, false, false
+	an.readsState, an.readsClock, an.observes, an.usesPage = false, false, false, false
 	an.reads, an.problems, an.reported = nil, nil, map[string]bool{}
 }
 
@@ -348,6 +350,9 @@ func (an *analysis) walk(e ast.Expr, scope map[string]pathVal, chained bool) {
 		}
 		if name == VarState {
 			an.readsState = true
+		}
+		if name == VarFrame || name == VarTime {
+			an.readsClock = true
 		}
 		if line, ok := an.snapshots[name]; ok && !an.defined[name] {
 			an.problem("snapshot."+name, "snapshot %s is taken later in the probe (line %d)", name, line)

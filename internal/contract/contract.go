@@ -61,8 +61,18 @@ type Contract struct {
 	// File is the path the contract was read from ("contract.yaml" when parsed from bytes).
 	File    string
 	Version int
-	Probes  []*Probe
+	// HoldMs is how long a key press or a click holds its key or button
+	// down (the contract's hold:, DefaultHoldMs when it sets none).
+	HoldMs float64
+	Probes []*Probe
 }
+
+// DefaultHoldMs is how long a key press or a click holds its key or button
+// down, in virtual milliseconds, unless the contract or the step says
+// otherwise: about as long as a person's quick tap (3 frames at 60 fps, 2
+// at 30), so that a page which polls input in its animation loop sees the
+// press as surely as one that reacts in its event handlers.
+const DefaultHoldMs = 50
 
 // Probe is one scenario, run in a fresh page load.
 type Probe struct {
@@ -78,6 +88,11 @@ type Probe struct {
 	Steps []Step
 	// Line is the line of the probe in the file.
 	Line int
+	// Covers lists the ids of the brief's requirements the probe checks
+	// (covers: in contract.yaml).
+	Covers []string
+	// holdMs is the contract's HoldMs.
+	holdMs float64
 }
 
 // Step is one step of a probe; Kind says which of the fields is set.
@@ -135,6 +150,8 @@ type KeySpec struct {
 	Kind string
 	Key  string
 	With []string
+	// HoldMs is how long a press holds the key down; 0 means the contract's hold.
+	HoldMs float64
 }
 
 // Modifiers are the modifier key names a key step may hold ("with").
@@ -200,22 +217,90 @@ func (p *Probe) Assertions() []*Assertion {
 }
 
 // Frames is the number of frames the probe steps in all (setup included)
-// at frame rate fps, the probe's own when it sets one.
+// at frame rate fps, the probe's own when it sets one: the frames its steps
+// ask for, the frames key presses, clicks and drags hold their input, and
+// the settle frames the engine adds (see Settles).
 func (p *Probe) Frames(fps float64) int {
 	if p.FPS > 0 {
 		fps = p.FPS
 	}
 	n := 0
+	pending := true // a fresh page has run no frame yet
 	for _, steps := range [][]Step{p.Setup, p.Steps} {
 		for _, s := range steps {
-			n += s.frames(fps)
+			if pending && s.Settles() {
+				n++
+				pending = false
+			}
+			n += s.frames(fps, p.holdMs)
+			switch {
+			case s.advances():
+				pending = false
+			case s.IsInput() || s.Kind == StepReload:
+				pending = true
+			}
 		}
 	}
 	return n
 }
 
-// frames is what the step advances the clock by at fps.
-func (s Step) frames(fps float64) int {
+// Settles reports whether the engine first steps one frame before this
+// step when the page has not run a frame since it loaded or since the last
+// input: true for every read (snapshot, trace, an assertion that reads the
+// state, the page or the clock) and every input. So no read ever sees the
+// page in the same instant as an input it has not yet run a frame with,
+// and no two inputs reach the page in the same instant.
+func (s Step) Settles() bool {
+	switch s.Kind {
+	case StepSnapshot, StepTrace:
+		return true
+	case StepAssert:
+		return s.Assert.readsState || s.Assert.usesPage || s.Assert.readsClock
+	}
+	return s.IsInput()
+}
+
+// IsInput reports whether the step sends input to the page.
+func (s Step) IsInput() bool {
+	switch s.Kind {
+	case StepClick, StepDrag, StepPress, StepRelease, StepMove, StepWheel, StepKey, StepType:
+		return true
+	}
+	return false
+}
+
+// advances reports whether the step runs at least one frame of its own
+// after its last input (step, wait, trace).
+func (s Step) advances() bool {
+	switch s.Kind {
+	case StepStep, StepWait, StepTrace:
+		return true
+	}
+	return false
+}
+
+// HoldFrames is how many frames an input held for ms lasts at fps: ms
+// rounded up to whole frames, at least one.
+func HoldFrames(ms, fps float64) int {
+	return max(1, WaitFrames(ms, fps))
+}
+
+// hold is how long a key press or click holds, in frames at fps, with
+// contractMs the contract's hold.
+func (s Step) hold(fps, contractMs float64) int {
+	ms := contractMs
+	if ms <= 0 {
+		ms = DefaultHoldMs
+	}
+	if s.Kind == StepKey && s.Key.HoldMs > 0 {
+		ms = s.Key.HoldMs
+	}
+	return HoldFrames(ms, fps)
+}
+
+// frames is what the step advances the clock by at fps (its input holds
+// included), with contractMs the contract's hold.
+func (s Step) frames(fps, contractMs float64) int {
 	switch s.Kind {
 	case StepStep:
 		return s.Frames
@@ -223,9 +308,22 @@ func (s Step) frames(fps float64) int {
 		return WaitFrames(s.WaitMs, fps)
 	case StepTrace:
 		return s.Trace.Frames
+	case StepClick:
+		return s.hold(fps, contractMs)
+	case StepKey:
+		if s.Key.Kind == "press" {
+			return s.hold(fps, contractMs)
+		}
+	case StepDrag:
+		return DragFrames(s.Drag.Steps)
 	}
 	return 0
 }
+
+// DragFrames is how many frames a drag of steps pointer moves lasts: one
+// frame after the button goes down and one after each move, so a page that
+// reads the pointer in its animation loop sees the whole path.
+func DragFrames(steps int) int { return 1 + steps }
 
 // WaitFrames converts virtual milliseconds to whole frames, rounding up:
 // ceil(ms × fps / 1000). A product within 1e-9 of a whole number counts as

@@ -27,6 +27,16 @@ type fakePage struct {
 	stepped []int
 	closed  bool
 	reloads int
+	// failStep, when set, is asked before each Step of n frames.
+	failStep func(n int) error
+}
+
+// errIf returns err when cond holds, else nil.
+func errIf(cond bool, err error) error {
+	if cond {
+		return err
+	}
+	return nil
 }
 
 func newFakePage(fps float64) *fakePage {
@@ -50,6 +60,11 @@ func (p *fakePage) err(method string) error {
 func (p *fakePage) Step(ctx context.Context, n int) error {
 	if err := p.err("Step"); err != nil {
 		return err
+	}
+	if p.failStep != nil {
+		if err := p.failStep(n); err != nil {
+			return err
+		}
 	}
 	p.stepped = append(p.stepped, n)
 	dt := 1 / p.fps
@@ -151,7 +166,7 @@ func (p *fakePage) target(t Target) error {
 	return nil
 }
 
-func (p *fakePage) Click(ctx context.Context, t Target) error {
+func (p *fakePage) Click(ctx context.Context, t Target, hold int) error {
 	if err := p.err("Click"); err != nil {
 		return err
 	}
@@ -161,14 +176,17 @@ func (p *fakePage) Click(ctx context.Context, t Target) error {
 	if t.Selector == "#pause" {
 		p.paused = !p.paused
 	}
-	return nil
+	return p.Step(ctx, hold)
 }
 
 func (p *fakePage) Drag(ctx context.Context, from, to Target, steps int) error {
 	if err := p.err("Drag"); err != nil {
 		return err
 	}
-	return errors.Join(p.target(from), p.target(to))
+	if err := errors.Join(p.target(from), p.target(to)); err != nil {
+		return err
+	}
+	return p.Step(ctx, DragFrames(steps))
 }
 
 func (p *fakePage) Press(ctx context.Context, t Target) error {
@@ -199,12 +217,15 @@ func (p *fakePage) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 	return p.target(t)
 }
 
-func (p *fakePage) Key(ctx context.Context, kind, key string, with []string) error {
+func (p *fakePage) Key(ctx context.Context, kind, key string, with []string, hold int) error {
 	if err := p.err("Key"); err != nil {
 		return err
 	}
-	if kind == "press" && key == " " {
+	if (kind == "press" || kind == "down") && key == " " {
 		p.paused = !p.paused
+	}
+	if kind == "press" {
+		return p.Step(ctx, hold)
 	}
 	return nil
 }

@@ -67,9 +67,12 @@ type Page interface {
 	DOM(ctx context.Context, selector string) (map[string]any, error)
 	// Scene summarises the rendered scene (objects, meshes, lights, triangles, …).
 	Scene(ctx context.Context) (map[string]any, error)
-	// Click clicks the primary button at the target.
-	Click(ctx context.Context, t Target) error
-	// Drag presses at from, moves to to in steps pointer moves, and releases.
+	// Click presses the primary button at the target, steps hold frames
+	// with it down, and lets it up at the same point.
+	Click(ctx context.Context, t Target, hold int) error
+	// Drag presses at from, moves to to in steps pointer moves, and
+	// releases; it steps one frame after the press and after each move
+	// (DragFrames(steps) in all).
 	Drag(ctx context.Context, from, to Target, steps int) error
 	// Press moves the pointer to the target and holds the primary button
 	// down there; moves until the next Release carry the button (a drag
@@ -83,8 +86,9 @@ type Page interface {
 	Wheel(ctx context.Context, t Target, dx, dy float64) error
 	// Key sends a key event; kind is "down", "up" or "press", key a
 	// KeyboardEvent.key value such as "ArrowUp" or " ", with the modifier
-	// keys in with (Control, Shift, Alt, Meta) held around it.
-	Key(ctx context.Context, kind, key string, with []string) error
+	// keys in with (Control, Shift, Alt, Meta) held around it. A press
+	// steps hold frames between the key going down and coming up.
+	Key(ctx context.Context, kind, key string, with []string, hold int) error
 	// Type focuses the element matching selector and types text.
 	Type(ctx context.Context, selector, text string) error
 	// Reload reloads the page; the frame counter starts again from zero.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,11 +175,16 @@ func (p *parser) contract(data []byte) *Contract {
 		return nil
 	}
 	root := doc.Content[0]
-	fields := p.mapping(root, "contract", "version", "probes")
+	fields := p.mapping(root, "contract", "version", "hold", "probes")
 	if fields == nil {
 		return nil
 	}
-	c := &Contract{File: p.file}
+	c := &Contract{File: p.file, HoldMs: DefaultHoldMs}
+	if f, ok := fields["hold"]; ok {
+		if ms, ok := p.holdMs(f.value, "hold"); ok {
+			c.HoldMs = ms
+		}
+	}
 	if f, ok := fields["version"]; !ok {
 		p.errorf(root, "contract: missing version (want version: %d)", Version)
 	} else if v, ok := p.whole(f.value, "version", 1); ok {
@@ -203,6 +209,7 @@ func (p *parser) contract(data []byte) *Contract {
 			p.errorf(pn, "probe %s: name already used at line %d", pr.Name, line)
 		}
 		seen[pr.Name] = pr.Line
+		pr.holdMs = c.HoldMs
 		c.Probes = append(c.Probes, pr)
 	}
 	return c
@@ -211,7 +218,7 @@ func (p *parser) contract(data []byte) *Contract {
 // probe parses and compiles one probe.
 func (p *parser) probe(n *yaml.Node) *Probe {
 	n = resolve(n)
-	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "setup", "steps")
+	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "setup", "steps")
 	if fields == nil {
 		return nil
 	}
@@ -247,6 +254,9 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 	}
 	if f, ok := fields["description"]; ok {
 		pr.Description, _ = p.str(f.value, what+": description")
+	}
+	if f, ok := fields["covers"]; ok {
+		pr.Covers = p.covers(f.value, what+": covers")
 	}
 	before := len(p.errs)
 	names := &stepNames{snapshots: map[string]int{}, traces: map[string]int{}}
@@ -603,7 +613,7 @@ func (p *parser) wheel(v *yaml.Node, what string) (*WheelSpec, bool) {
 
 func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
 	kinds := []string{"press", "down", "up"}
-	fields := p.mapping(v, what, append(kinds, "with")...)
+	fields := p.mapping(v, what, append(kinds, "with", "hold")...)
 	if fields == nil {
 		return nil, false
 	}
@@ -612,6 +622,17 @@ func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
 	if f, has := fields["with"]; has {
 		delete(fields, "with")
 		with, withOK = p.modifiers(f.value, what+": with")
+	}
+	var hold float64
+	if f, has := fields["hold"]; has {
+		delete(fields, "hold")
+		var good bool
+		hold, good = p.holdMs(f.value, what+": hold")
+		withOK = withOK && good
+		if _, press := fields["press"]; good && !press {
+			p.errorf(f.key, "%s: hold belongs to {press: key}; {down: key} holds until {up: key}", what)
+			withOK = false
+		}
 	}
 	if len(fields) != 1 {
 		p.errorf(v, "%s: want exactly one of {press: key}, {down: key}, {up: key} (and optionally with: [Control, Shift, …])", what)
@@ -628,7 +649,44 @@ func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
 		p.errorf(f.value, "%s: empty key name", what)
 		ok = false
 	}
-	return &KeySpec{Kind: keys[0], Key: name, With: with}, ok && withOK
+	return &KeySpec{Kind: keys[0], Key: name, With: with, HoldMs: hold}, ok && withOK
+}
+
+// covers reads a probe's covers: a list of distinct requirement ids.
+func (p *parser) covers(v *yaml.Node, what string) []string {
+	v = resolve(v)
+	if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		p.errorf(v, "%s: want a list of requirement ids of the brief ([id, …])", what)
+		return nil
+	}
+	var out []string
+	for _, n := range v.Content {
+		id, ok := p.str(n, what)
+		switch {
+		case !ok:
+		case !RequirementIDRE.MatchString(id):
+			p.errorf(n, "%s: %q is not a requirement id (lower-case letters, digits and -)", what, id)
+		case contains(out, id):
+			p.errorf(n, "%s: %s named twice", what, id)
+		default:
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// RequirementIDRE is the form of a brief's requirement id: lower-case
+// letters, digits and dashes, starting with a letter or digit.
+var RequirementIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// holdMs reads how long an input is held: milliseconds, > 0 and at most 10 s.
+func (p *parser) holdMs(v *yaml.Node, what string) (float64, bool) {
+	ms, ok := p.num(v, what+" (milliseconds)")
+	if ok && (ms <= 0 || ms > 10000) {
+		p.errorf(v, "%s: want milliseconds > 0 and <= 10000, got %s", what, formatFloat(ms))
+		return 0, false
+	}
+	return ms, ok
 }
 
 // modifiers parses a key step's with: a list of distinct modifier names.

@@ -101,9 +101,17 @@ func TestParseFull(t *testing.T) {
 	require.Equal(t, "monotone(trace.fall.map(x, x.ball.position[1]))", last.Expr)
 	require.Equal(t, 37, last.Line, "a block scalar's expression starts on the next line")
 
-	// 1 + 30 + 500 ms at 30 fps (15) + 60 + 5 frames.
-	require.Equal(t, 111, p.Frames(60))
-	require.Equal(t, 0, c.Probes[1].Frames(60))
+	// 1 + 30 + 500 ms at 30 fps (15) + 60 + 5 frames = 111, then the input:
+	// three clicks held 2 frames each (50 ms at 30 fps), the last two after a
+	// settle frame (8); drags of 4 and 10 moves, a frame after the press and
+	// each move, each after a settle frame (6 + 12); move, press, move,
+	// release, wheel, one settle frame each (5); presses held 2 frames after
+	// a settle frame, down and up one settle frame each (3 + 1 + 1 + 3); the
+	// type step's settle frame (1); reloads and the last assertion, which
+	// reads no state, step nothing.
+	require.Equal(t, 151, p.Frames(60))
+	require.Equal(t, 2, fullStepHold(t, p))
+	require.Equal(t, 1, c.Probes[1].Frames(60), "the settle frame before its first read")
 	require.Len(t, c.Assertions(), 3)
 	require.Same(t, p, c.Probe("everything"))
 	require.Nil(t, c.Probe("nope"))
@@ -121,7 +129,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong version", "version: 2\nprobes:\n  - {name: a, level: state, steps: [{assert: 'true'}]}\n",
 			[]string{"contract.yaml:1: version: this worldprobe reads contract version 1, not 2"}},
 		{"unknown top field", "version: 1\nprobez: []\n",
-			[]string{`contract.yaml:2: contract: unknown field "probez" (want one of version, probes)`,
+			[]string{`contract.yaml:2: contract: unknown field "probez" (want one of version, hold, probes)`,
 				"contract.yaml:1: contract: want probes, a non-empty list"}},
 		{"unknown probe field", `
 version: 1
@@ -131,7 +139,7 @@ probes:
     colour: red
     steps:
       - assert: "true"
-`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, setup, steps)`}},
+`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, setup, steps)`}},
 		{"bad level and reserved name", `
 version: 1
 probes:
@@ -404,4 +412,89 @@ probes:
 `))
 	require.EqualError(t, err, `contract.yaml:6: probe a: steps: snapshot: "loop" is reserved`+"\n"+
 		`contract.yaml:7: probe a: steps: trace: "null" is reserved`)
+}
+
+// fullStepHold is the hold of the full contract's first click, in frames
+// at its probe's 30 fps.
+func fullStepHold(t *testing.T, p *Probe) int {
+	t.Helper()
+	for _, s := range p.Steps {
+		if s.Kind == StepClick {
+			return s.hold(p.FPS, p.holdMs)
+		}
+	}
+	t.Fatal("no click")
+	return 0
+}
+
+func TestHold(t *testing.T) {
+	c := mustParse(t, `
+version: 1
+hold: 100
+probes:
+  - name: a
+    level: transition
+    steps:
+      - key: {press: " "}
+      - key: {press: " ", hold: 20}
+      - click: {at: [1, 1]}
+      - assert: s.paused
+`)
+	require.Equal(t, 100.0, c.HoldMs)
+	p := c.Probes[0]
+	require.Equal(t, 20.0, p.Steps[1].Key.HoldMs)
+	require.Equal(t, []int{6, 2, 6}, []int{p.Steps[0].hold(60, p.holdMs), p.Steps[1].hold(60, p.holdMs), p.Steps[2].hold(60, p.holdMs)})
+	// settle 1 + 6, settle 1 + 2, settle 1 + 6, settle 1 before the read.
+	require.Equal(t, 18, p.Frames(60))
+	require.Equal(t, 3, HoldFrames(DefaultHoldMs, 60))
+	require.Equal(t, 2, HoldFrames(DefaultHoldMs, 30))
+	require.Equal(t, 1, HoldFrames(1, 60), "a hold is at least one frame")
+
+	_, err := Parse("contract.yaml", []byte(`
+version: 1
+hold: 0
+probes:
+  - name: a
+    level: transition
+    steps:
+      - key: {down: x, hold: 30}
+      - assert: s.paused
+`))
+	require.Error(t, err)
+	require.Equal(t, []string{
+		"contract.yaml:3: hold: want milliseconds > 0 and <= 10000, got 0",
+		"contract.yaml:8: probe a: steps: key: hold belongs to {press: key}; {down: key} holds until {up: key}",
+	}, strings.Split(err.Error(), "\n"))
+}
+
+func TestCovers(t *testing.T) {
+	c := mustParse(t, `
+version: 1
+probes:
+  - name: a
+    level: state
+    covers: [pause, hud-text]
+    steps:
+      - assert: s.paused
+`)
+	require.Equal(t, []string{"pause", "hud-text"}, c.Probes[0].Covers)
+	_, err := Parse("contract.yaml", []byte(`version: 1
+probes:
+  - name: a
+    level: state
+    covers: [Pause, x, x]
+    steps:
+      - assert: s.paused
+  - name: b
+    level: state
+    covers: []
+    steps:
+      - assert: s.paused
+`))
+	require.Error(t, err)
+	require.Equal(t, []string{
+		`contract.yaml:5: probe a: covers: "Pause" is not a requirement id (lower-case letters, digits and -)`,
+		"contract.yaml:5: probe a: covers: x named twice",
+		"contract.yaml:10: probe b: covers: want a list of requirement ids of the brief ([id, …])",
+	}, strings.Split(err.Error(), "\n"))
 }

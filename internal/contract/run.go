@@ -439,6 +439,9 @@ type probeRun struct {
 	// broken is set once an action's target was not found or a setup
 	// assertion failed: the remaining assertions get status error.
 	broken string
+	// pending is set while the page has not run a frame since it loaded or
+	// since the last input: the next read or input steps one frame first.
+	pending bool
 }
 
 func (r *runner) runProbe(p *Probe) (err error) {
@@ -454,7 +457,7 @@ func (r *runner) runProbe(p *Probe) (err error) {
 		return err
 	}
 	defer closePage(page)
-	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}}
+	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}, pending: true}
 	defer func() {
 		if err == nil && r.opts.Fingerprint && r.failure == nil && r.stopped == "" {
 			err = pr.fingerprint()
@@ -481,63 +484,101 @@ func (r *runner) runProbe(p *Probe) (err error) {
 
 // do runs one step; the error is an infrastructure error.
 func (pr *probeRun) do(s Step, scored bool) error {
-	if s.Kind == StepAssert {
-		if pr.broken != "" {
-			if scored {
-				pr.scored(verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
-			}
-			return nil
-		}
-		return pr.assert(s, scored)
-	}
 	if pr.broken != "" {
+		if s.Kind == StepAssert && scored {
+			pr.scored(verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
+		}
 		return nil
 	}
-	var err error
-	ctx, page := pr.ctx, pr.page
-	switch s.Kind {
-	case StepSnapshot:
-		var st any
-		if st, err = page.State(ctx); err == nil {
-			pr.snapshots[s.Snapshot] = st
-			pr.observe(Observation{Probe: pr.probe.Name, Kind: "snapshot", Name: s.Snapshot, Line: s.Line, Frame: page.Frame(), State: st})
-		}
-	case StepStep:
-		err = pr.advance(s.Frames, s)
-	case StepWait:
-		err = pr.advance(WaitFrames(s.WaitMs, pr.fps), s)
-	case StepTrace:
-		err = pr.trace(s)
-	case StepClick:
-		err = page.Click(ctx, *s.Click)
-	case StepMove:
-		err = page.Move(ctx, *s.Move)
-	case StepPress:
-		err = page.Press(ctx, *s.Press)
-	case StepRelease:
-		err = page.Release(ctx, *s.Release)
-	case StepDrag:
-		err = page.Drag(ctx, s.Drag.From, s.Drag.To, s.Drag.Steps)
-	case StepWheel:
-		err = page.Wheel(ctx, s.Wheel.Target, s.Wheel.DX, s.Wheel.DY)
-	case StepKey:
-		err = page.Key(ctx, s.Key.Kind, s.Key.Key, s.Key.With)
-	case StepType:
-		err = page.Type(ctx, s.Type.Selector, s.Type.Text)
-	case StepReload:
-		err = page.Reload(ctx)
+	what := describeStep(s)
+	err := pr.settle(s)
+	if err != nil {
+		what = "the settle frame before " + what
+	} else if s.Kind == StepAssert {
+		return pr.assert(s, scored)
+	} else {
+		err = pr.act(s)
 	}
 	if err == nil {
+		switch {
+		case s.advances():
+			pr.pending = false
+		case s.IsInput() || s.Kind == StepReload:
+			pr.pending = true
+		}
 		return nil
 	}
 	if IsInfra(err) || pr.ctx.Err() != nil {
-		return pr.classify(err, pr.probe.Name, describeStep(s), s.Line)
+		return pr.classify(err, pr.probe.Name, what, s.Line)
 	}
 	if errors.Is(err, ErrTargetNotFound) {
-		pr.broken = fmt.Sprintf("%s (line %d): %v", describeStep(s), s.Line, err)
+		pr.broken = fmt.Sprintf("%s (line %d): %v", what, s.Line, err)
 		return nil
 	}
-	return pr.classify(err, pr.probe.Name, describeStep(s), s.Line)
+	return pr.classify(err, pr.probe.Name, what, s.Line)
+}
+
+// settle steps one frame before s when s reads or sends input and the page
+// has not run a frame since it loaded or since the last input (Step.Settles).
+func (pr *probeRun) settle(s Step) error {
+	if !pr.pending || !s.Settles() {
+		return nil
+	}
+	pr.pending = false
+	return pr.advance(1, s)
+}
+
+// act performs a step other than an assertion.
+func (pr *probeRun) act(s Step) error {
+	ctx, page := pr.ctx, pr.page
+	switch s.Kind {
+	case StepSnapshot:
+		st, err := page.State(ctx)
+		if err == nil {
+			pr.snapshots[s.Snapshot] = st
+			pr.observe(Observation{Probe: pr.probe.Name, Kind: "snapshot", Name: s.Snapshot, Line: s.Line, Frame: page.Frame(), State: st})
+		}
+		return err
+	case StepStep:
+		return pr.advance(s.Frames, s)
+	case StepWait:
+		return pr.advance(WaitFrames(s.WaitMs, pr.fps), s)
+	case StepTrace:
+		return pr.trace(s)
+	case StepClick:
+		hold := s.hold(pr.fps, pr.probe.holdMs)
+		if err := pr.spend(hold); err != nil {
+			return err
+		}
+		return page.Click(ctx, *s.Click, hold)
+	case StepMove:
+		return page.Move(ctx, *s.Move)
+	case StepPress:
+		return page.Press(ctx, *s.Press)
+	case StepRelease:
+		return page.Release(ctx, *s.Release)
+	case StepDrag:
+		if err := pr.spend(DragFrames(s.Drag.Steps)); err != nil {
+			return err
+		}
+		return page.Drag(ctx, s.Drag.From, s.Drag.To, s.Drag.Steps)
+	case StepWheel:
+		return page.Wheel(ctx, s.Wheel.Target, s.Wheel.DX, s.Wheel.DY)
+	case StepKey:
+		hold := 0
+		if s.Key.Kind == "press" {
+			hold = s.hold(pr.fps, pr.probe.holdMs)
+			if err := pr.spend(hold); err != nil {
+				return err
+			}
+		}
+		return page.Key(ctx, s.Key.Kind, s.Key.Key, s.Key.With, hold)
+	case StepType:
+		return page.Type(ctx, s.Type.Selector, s.Type.Text)
+	case StepReload:
+		return page.Reload(ctx)
+	}
+	return nil
 }
 
 // errBudget reports a probe stepping past the frame budget. CheckBudget
@@ -546,11 +587,19 @@ var errBudget = errors.New("frame budget exceeded")
 
 // advance steps n frames within the budget.
 func (pr *probeRun) advance(n int, s Step) error {
+	if err := pr.spend(n); err != nil {
+		return err
+	}
+	return pr.page.Step(pr.ctx, n)
+}
+
+// spend counts n frames against the budget (the caller steps them).
+func (pr *probeRun) spend(n int) error {
 	if b := pr.opts.FrameBudget; b > 0 && pr.stepped+n > b {
 		return Infra(fmt.Errorf("%w: %d frames stepped, %d more, budget %d", errBudget, pr.stepped, n, b))
 	}
 	pr.stepped += n
-	return pr.page.Step(pr.ctx, n)
+	return nil
 }
 
 // trace samples the state before the first frame, every Every frames and

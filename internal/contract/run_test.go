@@ -37,7 +37,7 @@ probes:
     level: state
     steps:
       - snapshot: before
-      - step: 30
+      - step: 29
       - snapshot: after
       - assert: after.ball.position[1] < before.ball.position[1]
       - assert: after.ball.position[1] > before.ball.position[1]
@@ -63,7 +63,7 @@ probes:
 `, o, Options{})
 	require.Equal(t, []string{
 		"after.ball.position[1] < before.ball.position[1] | pass | ",
-		"after.ball.position[1] > before.ball.position[1] | fail | the ball rises: after.ball.position[1] = 8.708333333, want > 10 (before.ball.position[1])",
+		"after.ball.position[1] > before.ball.position[1] | fail | the ball rises: after.ball.position[1] = 8.708333333, want > 9.997222222 (before.ball.position[1])",
 		"after.ball.position[1] < 4.1 | fail | after.ball.position[1] = 8.708333333, want < 4.1",
 		"4.1 > after.ball.position[1] | fail | after.ball.position[1] = 8.708333333, want < 4.1",
 		`s.mode == "idle" | fail | s.mode = "run", want == "idle"`,
@@ -197,7 +197,7 @@ probes:
 		"s.paused | pass | ",
 		`s.paused | error | drag from {at: [1, 1]} to {object: "ghost"} (line 17): no object named "ghost": target not found`,
 	}, messages(res))
-	require.Empty(t, o.pages[0].stepped, "steps after a missing target are skipped")
+	require.Equal(t, []int{1}, o.pages[0].stepped, "the settle frame before the first read; steps after a missing target are skipped")
 	require.Nil(t, res.Failure)
 }
 
@@ -219,16 +219,22 @@ probes:
       - click: {world: [0, 1, 0]}
       - step: 3
       - reload: {}
-      - assert: "!s.paused && frame == 0"
+      - assert: "!s.paused && frame == 1"
       - step: 2
-      - assert: frame == 2 && approx(t, 2.0 / 60.0, 1e-12)
+      - assert: frame == 3 && approx(t, 3.0 / 60.0, 1e-12)
 `, o, Options{})
 	for _, v := range res.Verdicts {
 		require.Equal(t, StatusPass, v.Status, v.Expr+": "+v.Message)
 	}
 	p := o.pages[0]
 	require.Equal(t, 1, p.reloads)
-	require.Equal(t, []string{"Key", "State", "Key", "Key", "Move", "Wheel", "Type", "Click", "Step", "Reload", "State", "Step"}, p.calls[:12])
+	// Every input and every read after an input comes one frame after the
+	// input before it (the settle steps of 1); a press and a click hold 3
+	// frames at 60 fps (DefaultHoldMs); a reload needs a frame before the
+	// next read.
+	require.Equal(t, []string{"Step", "Key", "Step", "Step", "State", "Key", "Step", "Key", "Step", "Move", "Step", "Wheel",
+		"Step", "Type", "Step", "Click", "Step", "Step", "Reload", "Step", "State", "Step"}, p.calls[:22])
+	require.Equal(t, []int{1, 3, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2}, p.stepped)
 }
 
 func TestObservations(t *testing.T) {
@@ -335,7 +341,7 @@ probes:
 	require.Equal(t, []string{
 		"s.frame == 5 | error | setup assertion at line 6 did not pass: s.paused is false",
 	}, messages(res))
-	require.Empty(t, o.pages[0].stepped)
+	require.Equal(t, []int{1}, o.pages[0].stepped, "only the settle frame before the setup assertion")
 }
 
 var errCrashed = errors.New("the page's renderer crashed")
@@ -347,9 +353,9 @@ probes:
   - name: first
     level: state
     steps:
-      - assert: s.frame == 0
+      - assert: s.frame == 1
       - step: 10
-      - assert: s.frame == 10
+      - assert: s.frame == 11
   - name: second
     level: invariant
     steps:
@@ -364,14 +370,14 @@ probes:
 	notRun := "not run: the page failed in probe interface (stepping: the page's renderer crashed)"
 	require.Equal(t, []string{
 		"mode: string | error | " + notRun,
-		"s.frame == 0 | error | " + notRun,
-		"s.frame == 10 | error | " + notRun,
+		"s.frame == 1 | error | " + notRun,
+		"s.frame == 11 | error | " + notRun,
 		"s.ok | error | " + notRun,
 	}, messages(res))
 	require.Len(t, o.pages, 1, "no page is opened after a failure")
 
 	// Failing mid-probe keeps the verdicts so far.
-	o = &opener{tweak: func(p *fakePage) { p.fail["Step"] = errCrashed }}
+	o = &opener{tweak: func(p *fakePage) { p.failStep = func(n int) error { return errIf(n == 10, errCrashed) } }}
 	res = run(t, src, o, Options{})
 	require.Equal(t, "first", res.Failure.Probe)
 	require.Equal(t, "step 10", res.Failure.Step)
@@ -494,7 +500,7 @@ probes:
 		require.Equal(t, []string{
 			"mode: string | pass | ",
 			"s.ball.position[1] < before.ball.position[1] && nonincreasing(trace.fall.map(x, x.ball.position[1])) | pass | ",
-			`object("ball").visible && s.ball.position[1] > 100 | fail | s.ball.position[1] = 9.416666667, want > 100`,
+			`object("ball").visible && s.ball.position[1] > 100 | fail | s.ball.position[1] = 9.358333333, want > 100`,
 		}, messages(res))
 	}
 }
@@ -513,14 +519,14 @@ probes:
   - name: second
     level: state
     steps:
-      - assert: s.frame == 0
+      - assert: s.frame == 1
 `
 	res := run(t, src, &opener{}, Options{StopAtFirstFailure: true})
 	require.Equal(t, []string{
 		"s.frame == 30 | pass | ",
 		"s.frame == 31 | fail | s.frame = 30, want == 31",
 		"s.frame == 30 | error | not run: stopped at the first failure (probe first, line 8)",
-		"s.frame == 0 | error | not run: stopped at the first failure (probe first, line 8)",
+		"s.frame == 1 | error | not run: stopped at the first failure (probe first, line 8)",
 	}, messages(res))
 	// Without the option every assertion runs.
 	res = run(t, src, &opener{}, Options{})
@@ -537,7 +543,7 @@ probes:
     steps:
       - snapshot: before
       - trace: {name: arc, frames: 4, every: 2}
-      - assert: s.frame == 4
+      - assert: s.frame == 5
 `
 	res := run(t, src, &opener{}, Options{})
 	require.Empty(t, res.Observations, "nothing is recorded unless asked")
@@ -549,16 +555,16 @@ probes:
 		require.NotNil(t, o.State)
 	}
 	require.Equal(t, []string{
-		"falls snapshot before line 6 frame 0",
-		"falls trace arc line 7 frame 0",
-		"falls trace arc line 7 frame 2",
-		"falls trace arc line 7 frame 4",
-		"falls assert  line 8 frame 4",
-	}, got)
+		"falls snapshot before line 6 frame 1",
+		"falls trace arc line 7 frame 1",
+		"falls trace arc line 7 frame 3",
+		"falls trace arc line 7 frame 5",
+		"falls assert  line 8 frame 5",
+	}, got, "the first read of a fresh page comes after one frame")
 
 	res = run(t, src, &opener{}, Options{Fingerprint: true})
 	last := res.Observations[len(res.Observations)-1]
 	require.Equal(t, "end", last.Kind)
-	require.Equal(t, 4, last.Frame)
+	require.Equal(t, 5, last.Frame)
 	require.NotEmpty(t, last.Scene, "the fingerprint holds the scene summary")
 }

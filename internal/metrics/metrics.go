@@ -10,7 +10,8 @@ import (
 )
 
 // Scores are mean scores over a group of trials. Crashed trials count with
-// zero everywhere.
+// zero everywhere; infrastructure errors not at all (they are counted in
+// Infra, and Trials leaves them out).
 type Scores struct {
 	Trials  int     `json:"trials"`
 	Tasks   int     `json:"tasks"`
@@ -20,6 +21,11 @@ type Scores struct {
 	TCov    float64 `json:"t_cov"`
 	Pass1   float64 `json:"pass_at_1"`
 	Crashes int     `json:"crashes"`
+	// Infra counts trials left out as infrastructure errors.
+	Infra int `json:"infra_errors,omitempty"`
+	// Retried counts scored trials judged again after a missed deadline
+	// under overload.
+	Retried int `json:"retried,omitempty"`
 }
 
 // Row is one model's line of the leaderboard.
@@ -43,6 +49,13 @@ func Summarise(trials []*result.Trial) Scores {
 	}
 	perTask := map[string][2]int{} // task → (samples, passes)
 	for _, t := range trials {
+		if !t.Scored() {
+			s.Infra++
+			continue
+		}
+		if t.Retries > 0 {
+			s.Retried++
+		}
 		s.Trials++
 		s.VCov += t.VCov
 		s.ACov += t.ACov
@@ -58,6 +71,9 @@ func Summarise(trials []*result.Trial) Scores {
 			c[1]++
 		}
 		perTask[k] = c
+	}
+	if s.Trials == 0 {
+		return s
 	}
 	n := float64(s.Trials)
 	s.VCov, s.ACov, s.SCov, s.TCov = s.VCov/n, s.ACov/n, s.SCov/n, s.TCov/n

@@ -70,3 +70,24 @@ func TestCoreVersusRobust(t *testing.T) {
 	require.InDelta(t, 0.6, rows[0].Robust.VCov, 1e-12)
 	require.Equal(t, 2, rows[0].Robust.Tasks)
 }
+
+// Infrastructure errors are left out of every score; retried trials count
+// as they finished.
+func TestInfraErrorsAreNotScored(t *testing.T) {
+	trials := []*result.Trial{
+		{Model: "a", Task: "t1", Category: "simulation", Outcome: result.OutcomeOK, Pass: true, VCov: 1, ACov: 1, SCov: 1, TCov: 1, Retries: 1},
+		{Model: "a", Task: "t2", Category: "simulation", Outcome: result.OutcomeOK, Pass: false, VCov: 0.5, ACov: 0.5, SCov: 0.5, TCov: 0.5},
+		{Model: "a", Task: "t3", Category: "simulation", Outcome: result.OutcomeInfra},
+	}
+	s := Summarise(trials)
+	require.Equal(t, 2, s.Trials)
+	require.Equal(t, 2, s.Tasks)
+	require.Equal(t, 1, s.Infra)
+	require.Equal(t, 1, s.Retried)
+	require.Equal(t, 0, s.Crashes)
+	require.InDelta(t, 0.75, s.VCov, 1e-12)
+	require.InDelta(t, 0.5, s.Pass1, 1e-12)
+
+	only := Summarise(trials[2:])
+	require.Equal(t, Scores{Infra: 1}, only, "a group of infrastructure errors has no score, not a zero one")
+}

@@ -13,7 +13,8 @@
 //   - solution/index.html: the reference with its task-params block set to
 //     the drawn values;
 //   - every other file of the task except candidates/ (fixtures are written
-//     against the Core values).
+//     against the Core values) and solutions/ (alternate solutions, written
+//     blind, hold the Core values and no task-params block).
 //
 // The draw is deterministic: the same task, variant number and seed give the
 // same values on every machine.
@@ -96,7 +97,7 @@ func Write(t *task.Task, n int, values map[string]float64, out string) (*Variant
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clearing %s: %w", dir, err)
 	}
-	if err := task.CopyTree(t.Dir, dir, task.CandidatesDir); err != nil {
+	if err := task.CopyTree(t.Dir, dir, task.CandidatesDir, task.AlternatesDir); err != nil {
 		return nil, fmt.Errorf("copying %s: %w", t.ID, err)
 	}
 	yml, err := os.ReadFile(filepath.Join(t.Dir, task.TaskFile))

@@ -57,7 +57,7 @@ func TestWrite(t *testing.T) {
 	require.Equal(t, 15.0, *v.Task.Params["gravity"].Max, "the range is kept")
 	brief, err := os.ReadFile(v.Task.BriefPath())
 	require.NoError(t, err)
-	require.Contains(t, string(brief), "Gravity is 12.3 m/s² and the\nrestitution 0.8.")
+	require.Contains(t, string(brief), "Gravity is 12.3 m/s² and the\n  restitution 0.8. {#falls}")
 	page, err := os.ReadFile(v.Task.SolutionPath())
 	require.NoError(t, err)
 	got, err := task.PageParams(page)

@@ -45,6 +45,28 @@ func Table(w io.Writer, trials []*result.Trial) {
 		}
 		fmt.Fprintln(w)
 	}
+	Infrastructure(w, trials)
+}
+
+// Infrastructure writes, when there are any, how many trials were retried
+// after a missed deadline under overload and how many were left out of the
+// scores as infrastructure errors, with what to do about them.
+func Infrastructure(w io.Writer, trials []*result.Trial) {
+	retried, infra := 0, 0
+	for _, t := range trials {
+		if t.Retries > 0 {
+			retried++
+		}
+		if !t.Scored() {
+			infra++
+		}
+	}
+	if retried > 0 {
+		fmt.Fprintf(w, "%d trial(s) were judged again after missing a deadline on an overloaded machine (retry_reasons in their result.json)\n", retried)
+	}
+	if infra > 0 {
+		fmt.Fprintf(w, "WARNING: %d trial(s) not scored: infrastructure errors (the machine was too overloaded for their pages to meet the harness deadlines); run the same command with --rerun infra on a quieter machine\n", infra)
+	}
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
@@ -63,8 +85,11 @@ func Failures(w io.Writer, trials []*result.Trial) {
 			continue
 		}
 		what := t.Attribution
-		if t.Outcome == result.OutcomeCrash {
+		switch t.Outcome {
+		case result.OutcomeCrash:
 			what = "crash (" + t.CrashKind + ")"
+		case result.OutcomeInfra:
+			what = "infrastructure error, not scored"
 		}
 		fmt.Fprintf(w, "%s  %s/%s: %s\n", t.Task, t.Model, t.Candidate, what)
 		if t.CrashMessage != "" {

@@ -12,10 +12,14 @@ const (
 	StatusError = "error"
 )
 
-// Trial outcomes. A crash scores zero; its kind is in CrashKind.
+// Trial outcomes. A crash scores zero; its kind is in CrashKind. An
+// infrastructure error is not scored at all: the harness could not judge
+// the page (the machine was too overloaded for the page to meet its
+// deadlines, even with retries), which says nothing about the page.
 const (
 	OutcomeOK    = "ok"
 	OutcomeCrash = "crash"
+	OutcomeInfra = "infra_error"
 )
 
 // Assertion is the verdict of one assertion of a contract probe.
@@ -59,7 +63,16 @@ type Trial struct {
 	Artifacts  []string  `json:"artifacts,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
+	// Retries is how many times the trial was judged again because a
+	// harness deadline was missed while the machine was overloaded;
+	// RetryReasons says why, one line per retry.
+	Retries      int      `json:"retries,omitempty"`
+	RetryReasons []string `json:"retry_reasons,omitempty"`
 }
+
+// Scored reports whether the trial counts in scores: every trial but an
+// infrastructure error.
+func (t *Trial) Scored() bool { return t.Outcome != OutcomeInfra }
 
 // Failed returns the assertions that did not pass.
 func (t *Trial) Failed() []Assertion {
@@ -72,10 +85,13 @@ func (t *Trial) Failed() []Assertion {
 	return out
 }
 
-// Class is the trial's class for --rerun: "crash", "timeout" (a crash of
-// kind timeout), "fail" or "pass".
+// Class is the trial's class: "infra" (an infrastructure error),
+// "timeout" (a crash of kind timeout), "crash" (any other crash), "fail"
+// or "pass".
 func (t *Trial) Class() string {
 	switch {
+	case t.Outcome == OutcomeInfra:
+		return "infra"
 	case t.Outcome == OutcomeCrash && t.CrashKind == "timeout":
 		return "timeout"
 	case t.Outcome == OutcomeCrash:
@@ -84,4 +100,19 @@ func (t *Trial) Class() string {
 		return "pass"
 	}
 	return "fail"
+}
+
+// RerunClasses are the classes --rerun accepts: "crash" takes in every
+// crash, timeouts included; "all" is every trial.
+var RerunClasses = []string{"infra", "crash", "timeout", "fail", "pass", "all"}
+
+// InRerun reports whether the trial belongs to the rerun class c.
+func (t *Trial) InRerun(c string) bool {
+	switch c {
+	case "all":
+		return true
+	case "crash":
+		return t.Outcome == OutcomeCrash
+	}
+	return t.Class() == c
 }

@@ -27,6 +27,8 @@ func (p *progress) done(t *result.Trial) {
 	filled := width * p.n / max(1, p.total)
 	verdict := "pass"
 	switch {
+	case t.Outcome == result.OutcomeInfra:
+		verdict = "infrastructure error (not scored)"
 	case t.Outcome == result.OutcomeCrash:
 		verdict = "crash (" + t.CrashKind + ")"
 	case !t.Pass:
@@ -36,6 +38,9 @@ func (p *progress) done(t *result.Trial) {
 	if p.n < p.total {
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.n) * float64(p.total-p.n))
 		eta = fmt.Sprintf(" eta %s", left.Round(time.Second))
+	}
+	if t.Retries > 0 {
+		verdict += fmt.Sprintf(", after %d %s", t.Retries, map[bool]string{true: "retry", false: "retries"}[t.Retries == 1])
 	}
 	fmt.Fprintf(p.w, "[%s%s] %d/%d %s %s/%s: %s (%.1fs)%s\n", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
 		p.n, p.total, t.Task, t.Model, t.Candidate, verdict, t.DurationMs/1000, eta)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ type Options struct {
 	Plan   []Planned
 	Judge  *trial.Judge
 	Jobs   int
-	// Rerun lists trial classes to run again: crash, timeout, fail, pass.
+	// Rerun lists trial classes to run again (result.RerunClasses).
 	Rerun      []string
 	Worldprobe string
 	Chromium   string
@@ -212,9 +213,9 @@ func runOne(ctx context.Context, o Options, p Planned) (*result.Trial, error) {
 // resume loads finished trials, removes unfinished trial folders and the
 // folders of trials whose class is to be rerun.
 func resume(o Options) (map[string]*result.Trial, error) {
-	rerun := map[string]bool{}
+	var rerun []string
 	for _, c := range o.Rerun {
-		rerun[strings.TrimSpace(c)] = true
+		rerun = append(rerun, strings.TrimSpace(c))
 	}
 	planned := map[string]bool{}
 	for _, p := range o.Plan {
@@ -242,7 +243,7 @@ func resume(o Options) (map[string]*result.Trial, error) {
 			}
 			continue
 		}
-		if rerun[t.Class()] || rerun["all"] {
+		if slices.ContainsFunc(rerun, t.InRerun) {
 			if err := os.RemoveAll(dir); err != nil {
 				return nil, fmt.Errorf("removing trial %s to rerun it: %w", e.Name(), err)
 			}

@@ -231,22 +231,43 @@ func (s *Session) settleInput(ctx context.Context) error {
 	return s.eval(ctx, s.cfg.CallTimeout, "window.__wp.realFrame()", true, nil)
 }
 
-// Click presses and releases the left button at the target.
-func (s *Session) Click(ctx context.Context, t Target) error {
+// Click presses the left button at the target, steps hold frames with it
+// down (none when hold is 0), and lets it up at the same point, as a
+// person's click lasts a few frames. hold frames advance the clock.
+func (s *Session) Click(ctx context.Context, t Target, hold int) error {
+	if s.buttonHeld {
+		return fmt.Errorf("click: the button is already down (release it first)")
+	}
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
 	}
-	for _, ev := range []input.DispatchMouseEventParams{
-		{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y},
-		{Type: input.DispatchMouseEventTypeMousePressed, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
-		{Type: input.DispatchMouseEventTypeMouseReleased, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, ClickCount: 1},
-	} {
-		if err := s.mouse(ctx, ev); err != nil {
-			return err
-		}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: p.X, Y: p.Y}); err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
+		return err
+	}
+	if err := s.hold(ctx, hold); err != nil {
+		return err
+	}
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: p.X, Y: p.Y, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+		return err
 	}
 	return s.settleInput(ctx)
+}
+
+// hold lets the input sent so far reach the page and steps frames frames
+// (undrawn unless draw skipping is off) while it is held.
+func (s *Session) hold(ctx context.Context, frames int) error {
+	if err := s.settleInput(ctx); err != nil {
+		return err
+	}
+	if frames <= 0 {
+		return nil
+	}
+	_, err := s.Step(ctx, frames, false)
+	return err
 }
 
 // Move moves the pointer to the target; while the button is held (Press)
@@ -308,8 +329,13 @@ func (s *Session) Release(ctx context.Context, t Target) error {
 	return s.settleInput(ctx)
 }
 
-// Drag presses at from, moves in steps to to, and releases there.
-func (s *Session) Drag(ctx context.Context, from, to Target, steps int) error {
+// Drag presses at from, moves in steps to to, and releases there. With
+// frames > 0 it steps that many frames after the press and after each
+// move, so a page reading the pointer in its animation loop sees the path.
+func (s *Session) Drag(ctx context.Context, from, to Target, steps, frames int) error {
+	if s.buttonHeld {
+		return fmt.Errorf("drag: the button is already down (release it first)")
+	}
 	a, err := s.Locate(ctx, from)
 	if err != nil {
 		return err
@@ -325,13 +351,16 @@ func (s *Session) Drag(ctx context.Context, from, to Target, steps int) error {
 	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: a.X, Y: a.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
 		return err
 	}
+	if err := s.hold(ctx, frames); err != nil {
+		return err
+	}
 	for i := 1; i <= steps; i++ {
 		f := float64(i) / float64(steps)
 		x, y := a.X+(b.X-a.X)*f, a.Y+(b.Y-a.Y)*f
 		if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
 			return err
 		}
-		if err := s.settleInput(ctx); err != nil {
+		if err := s.hold(ctx, frames); err != nil {
 			return err
 		}
 	}
@@ -392,13 +421,14 @@ var modifierKeys = map[string]int64{
 	"Shift":   int64(kb.ModifierShift),
 }
 
-// Key sends a key event: kind is "down", "up" or "press" (down then up);
-// key is a KeyboardEvent.key value such as " ", "r", "1", "ArrowUp", "Enter".
+// Key sends a key event: kind is "down", "up" or "press" (down, hold
+// frames stepped with the key down, then up); key is a KeyboardEvent.key
+// value such as " ", "r", "1", "ArrowUp", "Enter".
 // The modifier keys in with (Control, Shift, Alt, Meta) go down before it
 // and up after it, in order, and set the event's ctrlKey/shiftKey/…: with
 // Shift a letter is sent upper case; with Control, Alt or Meta a printable
 // key inserts no text, as on a real keyboard.
-func (s *Session) Key(ctx context.Context, kind, key string, with ...string) error {
+func (s *Session) Key(ctx context.Context, kind, key string, hold int, with ...string) error {
 	k, ok := keyByName[key]
 	if !ok {
 		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, ErrNoTarget)
@@ -431,6 +461,7 @@ func (s *Session) Key(ctx context.Context, kind, key string, with ...string) err
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: keyName, Code: k.Code,
 		WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native, Modifiers: mods}
 	var evs []input.DispatchKeyEventParams
+	holdAt := -1 // the hold frames run before evs[holdAt]
 	switch kind {
 	case "down":
 		evs = []input.DispatchKeyEventParams{down}
@@ -438,6 +469,7 @@ func (s *Session) Key(ctx context.Context, kind, key string, with ...string) err
 		evs = []input.DispatchKeyEventParams{up}
 	case "press", "":
 		evs = []input.DispatchKeyEventParams{down, up}
+		holdAt = 1
 	default:
 		return fmt.Errorf("key event kind %q: want down, up or press", kind)
 	}
@@ -456,9 +488,17 @@ func (s *Session) Key(ctx context.Context, kind, key string, with ...string) err
 			post = append(post, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: m.Key, Code: m.Code,
 				WindowsVirtualKeyCode: m.Windows, NativeVirtualKeyCode: m.Native, Modifiers: held})
 		}
+		if holdAt >= 0 {
+			holdAt += len(pre)
+		}
 		evs = append(append(pre, evs...), post...)
 	}
-	for _, ev := range evs {
+	for i, ev := range evs {
+		if i == holdAt {
+			if err := s.hold(ctx, hold); err != nil {
+				return err
+			}
+		}
 		if _, err := call(ctx, s, fmt.Sprintf("dispatching key %q", key), input.DispatchKeyEvent, ev); err != nil {
 			return err
 		}

@@ -76,26 +76,26 @@ func TestActions(t *testing.T) {
 	require.InDelta(t, 200, o.Screen[0], 0.01)
 	require.InDelta(t, 150, o.Screen[1], 0.01)
 
-	require.NoError(t, s.Click(ctx, Target{Object: "cube"}))
+	require.NoError(t, s.Click(ctx, Target{Object: "cube"}, 0))
 	a := state(t, s)
 	require.Equal(t, 1, a.Clicks)
 	require.Equal(t, 1, a.Hits)
 	require.Equal(t, []float64{200, 150}, a.Last)
 
-	require.NoError(t, s.Click(ctx, Target{At: []float64{10, 10}}))
+	require.NoError(t, s.Click(ctx, Target{At: []float64{10, 10}}, 0))
 	a = state(t, s)
 	require.Equal(t, 2, a.Clicks)
 	require.Equal(t, 1, a.Hits, "a click off the cube misses it")
 
-	require.NoError(t, s.Click(ctx, Target{World: []float64{0.4, 0.4, 0.5}}))
+	require.NoError(t, s.Click(ctx, Target{World: []float64{0.4, 0.4, 0.5}}, 0))
 	require.Equal(t, 2, state(t, s).Hits)
 
-	require.NoError(t, s.Key(ctx, "press", " "))
-	require.NoError(t, s.Key(ctx, "press", "ArrowUp"))
-	require.NoError(t, s.Key(ctx, "down", "r"))
+	require.NoError(t, s.Key(ctx, "press", " ", 0))
+	require.NoError(t, s.Key(ctx, "press", "ArrowUp", 0))
+	require.NoError(t, s.Key(ctx, "down", "r", 0))
 	require.NoError(t, s.Type(ctx, "#name", "Ada"))
 	require.NoError(t, s.Wheel(ctx, Target{At: []float64{200, 150}}, 0, 120))
-	require.NoError(t, s.Drag(ctx, Target{At: []float64{50, 50}}, Target{At: []float64{150, 50}}, 5))
+	require.NoError(t, s.Drag(ctx, Target{At: []float64{50, 50}}, Target{At: []float64{150, 50}}, 5, 0))
 	a = state(t, s)
 	require.Equal(t, []string{" ", "ArrowUp", "r"}, a.Keys)
 	require.Equal(t, "Ada", a.Name)
@@ -108,9 +108,9 @@ func TestActions(t *testing.T) {
 	require.Equal(t, "clicks: 4", d.Text)
 
 	for _, bad := range []Target{{Selector: "#missing"}, {Object: "nothing"}, {World: []float64{0, 0, 50}}} {
-		require.ErrorIs(t, s.Click(ctx, bad), ErrNoTarget, "target %s", bad)
+		require.ErrorIs(t, s.Click(ctx, bad, 0), ErrNoTarget, "target %s", bad)
 	}
-	require.ErrorIs(t, s.Key(ctx, "press", "NoSuchKey"), ErrNoTarget)
+	require.ErrorIs(t, s.Key(ctx, "press", "NoSuchKey", 0), ErrNoTarget)
 
 	_, err = s.Step(ctx, 1, true)
 	require.NoError(t, err)
@@ -239,11 +239,54 @@ func TestKeyModifiers(t *testing.T) {
 		require.NoError(t, json.Unmarshal(st.JSON, &v))
 		return v.Events
 	}
-	require.NoError(t, s.Key(ctx, "press", "z", "Control"))
+	require.NoError(t, s.Key(ctx, "press", "z", 0, "Control"))
 	require.Equal(t, []string{"d:Control:C", "d:z:C", "u:z:C", "u:Control"}, events())
-	require.NoError(t, s.Key(ctx, "press", "z", "Control", "Shift"))
+	require.NoError(t, s.Key(ctx, "press", "z", 0, "Control", "Shift"))
 	require.Equal(t, []string{"d:Control:C", "d:Shift:CS", "d:Z:CS", "u:Z:CS", "u:Shift:C", "u:Control"}, events()[4:])
-	require.NoError(t, s.Key(ctx, "press", "y"))
+	require.NoError(t, s.Key(ctx, "press", "y", 0))
 	require.Equal(t, []string{"d:y", "u:y"}, events()[10:])
-	require.ErrorIs(t, s.Key(ctx, "press", "y", "Hyper"), ErrNoTarget)
+	require.ErrorIs(t, s.Key(ctx, "press", "y", 0, "Hyper"), ErrNoTarget)
+}
+
+// TestHeldInput: a key press and a click hold their input for the given
+// frames, and a drag steps a frame after the press and after each move, so
+// a page that reads input only in its animation loop sees every one; with
+// no hold, the same loop never sees the press.
+func TestHeldInput(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "polling.html"))
+	var st struct {
+		KeyFrames, KeyPresses, ButtonFrames, Clicks int
+		Path                                        []float64
+	}
+	read := func() {
+		t.Helper()
+		_, err := s.Step(ctx, 1, true)
+		require.NoError(t, err)
+		raw, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw.JSON, &st))
+	}
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	require.NoError(t, s.Key(ctx, "press", " ", 0))
+	read()
+	require.Equal(t, 0, st.KeyPresses, "a press with no frame between down and up is invisible to the loop")
+
+	require.NoError(t, s.Key(ctx, "press", " ", 3))
+	read()
+	require.Equal(t, 1, st.KeyPresses)
+	require.Equal(t, 3, st.KeyFrames)
+	require.Equal(t, 6, s.Frame(), "1, the first read 1, 3 held, the second read 1")
+
+	require.NoError(t, s.Click(ctx, Target{At: []float64{50, 50}}, 3))
+	read()
+	require.Equal(t, 1, st.Clicks)
+	require.Equal(t, 3, st.ButtonFrames)
+
+	require.NoError(t, s.Drag(ctx, Target{At: []float64{20, 20}}, Target{At: []float64{120, 20}}, 4, 1))
+	read()
+	require.Equal(t, 2, st.Clicks)
+	require.Equal(t, 3+5, st.ButtonFrames, "a frame after the press and after each of 4 moves")
+	require.Equal(t, []float64{50, 50, 50, 20, 45, 70, 95, 120}, st.Path)
 }

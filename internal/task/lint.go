@@ -63,6 +63,9 @@ func Lint(t *Task) []Finding {
 			add(err)
 		}
 		out = append(out, lintReads(t, c)...)
+		if brief != nil {
+			out = append(out, lintCoverage(t, c, string(brief))...)
+		}
 	}
 
 	fixtures, err := t.Fixtures()
@@ -76,6 +79,59 @@ func Lint(t *Task) []Finding {
 					out = append(out, Finding{File: filepath.Join(f.Dir, ExpectFile),
 						Message: fmt.Sprintf("fails names probe %s, which the contract does not have", p)})
 				}
+			}
+		}
+	}
+	return out
+}
+
+// lintCoverage checks that every requirement of the brief has an id and is
+// covered by a probe, that every probe says what it covers, and that covers
+// name only requirements the brief has.
+func lintCoverage(t *Task, c *contract.Contract, brief string) []Finding {
+	reqs, out := ParseRequirements(t.BriefPath(), brief)
+	if len(reqs) == 0 && len(out) == 0 {
+		return []Finding{{File: t.BriefPath(), Message: "the brief has no requirements: write them as top-level bullets under ## sections, each ending with {#id}"}}
+	}
+	ids := map[string]bool{}
+	for _, r := range reqs {
+		ids[r.ID] = true
+	}
+	coveredBy := map[string][]string{}
+	for _, p := range c.Probes {
+		if len(p.Covers) == 0 {
+			out = append(out, Finding{File: c.File, Line: p.Line,
+				Message: fmt.Sprintf("probe %s says nothing about what it covers: list the requirement ids of the brief it checks (covers: [id, …])", p.Name)})
+		}
+		for _, id := range p.Covers {
+			if !ids[id] {
+				out = append(out, Finding{File: c.File, Line: p.Line,
+					Message: fmt.Sprintf("probe %s covers %s, which the brief has no requirement for", p.Name, id)})
+			}
+			coveredBy[id] = append(coveredBy[id], p.Name)
+		}
+	}
+	for _, r := range reqs {
+		if len(coveredBy[r.ID]) == 0 {
+			out = append(out, Finding{File: t.BriefPath(), Line: r.Line,
+				Message: fmt.Sprintf("requirement %s (%s) is covered by no probe: add a probe that can break it, and name %s in its covers (%s)",
+					r.ID, r.Section, r.ID, abbreviate(r.Text, 60))})
+		}
+	}
+	return out
+}
+
+// Coverage maps each requirement id of the brief to the probes that cover
+// it, in contract order.
+func Coverage(reqs []Requirement, c *contract.Contract) map[string][]string {
+	out := make(map[string][]string, len(reqs))
+	for _, r := range reqs {
+		out[r.ID] = nil
+	}
+	for _, p := range c.Probes {
+		for _, id := range p.Covers {
+			if _, ok := out[id]; ok {
+				out[id] = append(out[id], p.Name)
 			}
 		}
 	}

@@ -69,12 +69,64 @@ probes:
 		"brief.md: the brief never states parameter gravity: write its value as {{params.gravity}}",
 		"brief.md: the brief never states parameter restitution: write its value as {{params.restitution}}",
 		"solution/index.html: missing reference solution: no such file or directory",
-		"contract.yaml:3: probe falls steps 930 frames, more than the task's frame budget of 900",
+		"contract.yaml:3: probe falls steps 931 frames, more than the task's frame budget of 900",
 		"contract.yaml:8: probe falls reads s.ball.velocity[1], which is not in the declared state interface",
 		"contract.yaml:9: probe falls reads s.balls[0].x, which is not in the declared state interface",
 		"contract.yaml:9: probe falls reads params.wind, which task.yaml does not declare",
 		"contract.yaml:11: probe falls reads trace.run.ball.spin.z, which is not in the declared state interface",
+		"brief.md: the brief has no requirements: write them as top-level bullets under ## sections, each ending with {#id}",
 		"candidates/no-gravity/expect.yaml: fails names probe falls_under_gravity, which the contract does not have",
+	}, got)
+}
+
+func TestLintRequirements(t *testing.T) {
+	dir := copyDir(t, ballDir)
+	write := func(rel, body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644))
+	}
+	write("brief.md", `# Ball
+
+## Behaviour
+
+- Drop a ball ({{params.gravity}}, {{params.restitution}}). {#falls}
+- Expose `+"`ball.position`"+`, `+"`ball.bounces`"+`, `+"`paused`"+` and `+"`mode`"+`. {#state}
+- Bounce forever. {#falls}
+- The #pause button pauses. {#pause}
+- Nobody checks this.
+`)
+	write("contract.yaml", `version: 1
+probes:
+  - name: falls
+    level: state
+    covers: [falls, gone]
+    steps:
+      - step: 3
+      - assert: s.ball.position[1] < 10.0
+  - name: silent
+    level: state
+    steps:
+      - step: 3
+      - assert: s.paused == false
+`)
+	tk, err := Load(dir)
+	require.NoError(t, err)
+	var got []string
+	for _, f := range Lint(tk) {
+		rel, err := filepath.Rel(dir, f.File)
+		require.NoError(t, err)
+		f.File = filepath.ToSlash(rel)
+		if strings.HasPrefix(f.File, "candidates/") {
+			continue
+		}
+		got = append(got, f.String())
+	}
+	require.Equal(t, []string{
+		"brief.md:7: requirement id falls is already used at line 5",
+		`brief.md:9: requirement in section "Behaviour" has no id: end the bullet with {#some-id} (Nobody checks this.)`,
+		"contract.yaml:3: probe falls covers gone, which the brief has no requirement for",
+		"contract.yaml:9: probe silent says nothing about what it covers: list the requirement ids of the brief it checks (covers: [id, …])",
+		"brief.md:6: requirement state (Behaviour) is covered by no probe: add a probe that can break it, and name state in its covers (Expose `ball.position`, `ball.bounces`, `paused` and `mode`.)",
+		"brief.md:8: requirement pause (Behaviour) is covered by no probe: add a probe that can break it, and name pause in its covers (The #pause button pauses.)",
 	}, got)
 }
 

@@ -97,13 +97,13 @@ func (t *Task) Brief() (string, error) {
 }
 
 // Prompt is everything the model is told about the task: the rendered
-// brief followed by the state interface.
+// brief, without its requirement ids, followed by the state interface.
 func (t *Task) Prompt() (string, error) {
 	brief, err := t.Brief()
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(brief, "\n") + "\n\n" + PromptInterface(t), nil
+	return strings.TrimRight(StripRequirementIDs(brief), "\n") + "\n\n" + PromptInterface(t), nil
 }
 
 // ErrNoParamsBlock reports a page without a task-params block.

@@ -25,8 +25,9 @@ func TestTaskPromptRendersDefaults(t *testing.T) {
 	require.NoError(t, err)
 	p, err := tk.Prompt()
 	require.NoError(t, err)
-	require.Contains(t, p, "Gravity is 9.81 m/s² and the\nrestitution 0.8.")
+	require.Contains(t, p, "Gravity is 9.81 m/s² and the\n  restitution 0.8.\n- Expose")
 	require.NotContains(t, p, "{{")
+	require.NotContains(t, p, "{#", "requirement ids never reach a prompt")
 	require.Contains(t, p, "## State interface")
 }
 

@@ -10,7 +10,9 @@ import (
 // TestStarterSuiteShape keeps the bundled starter suite what the docs say
 // it is: at least 30 tasks, at least 8 in each of simulation, rendering
 // and application spread over at least 4 subdomains each, at least 10
-// with parameters, each with 2+ fixtures, all lint-clean. (Running the
+// with parameters, each with 2+ fixtures, 2+ alternate solutions written
+// blind, declared controls, every brief requirement covered, all
+// lint-clean. (Running the
 // references, fixtures and mutants is `make check-suite` / `make harden`.)
 func TestStarterSuiteShape(t *testing.T) {
 	tasks, err := LoadSuite(filepath.Join("..", "..", "suites", "starter"))
@@ -25,6 +27,12 @@ func TestStarterSuiteShape(t *testing.T) {
 		fx, err := tk.Fixtures()
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, len(fx), 2, "%s has 2+ fixtures", tk.ID)
+		alts, err := tk.Alternates()
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(alts), 2, "%s has 2+ alternate solutions", tk.ID)
+		reqs, _, err := tk.Requirements()
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(reqs), 3, "%s has requirements with ids", tk.ID)
 		perCat[tk.Category]++
 		if subdomains[tk.Category] == nil {
 			subdomains[tk.Category] = map[string]bool{}

@@ -71,6 +71,12 @@ type Task struct {
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
 	Params map[string]Param `yaml:"params,omitempty" json:"params,omitempty"`
+	// Controls are the inputs the brief gives the user, each one contract
+	// input step (key, click, wheel, drag, move, type), e.g.
+	// {key: {press: " "}} or {click: {object: ball}}. 'task check' draws
+	// seeded input sequences from them to explore beyond the contract when
+	// it judges whether a mutant is equivalent.
+	Controls []map[string]any `yaml:"controls,omitempty" json:"controls,omitempty"`
 	// VariantOf is set on a Robust variant (written by `worldprobe suite
 	// perturb`): the id of the Core task it was drawn from.
 	VariantOf string `yaml:"variant_of,omitempty" json:"variant_of,omitempty"`

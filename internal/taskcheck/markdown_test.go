@@ -6,32 +6,50 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/mutate"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
+
+func TestKillRates(t *testing.T) {
+	at := func(seed int64, task string, killed, nonEq int) *Report {
+		return &Report{Task: task, Mutation: &Mutation{Total: nonEq, Killed: killed, Selection: &mutate.Options{Seed: seed, Max: 20}}}
+	}
+	got := KillRates([][]*Report{
+		{at(1, "b/x", 20, 20), at(1, "a/y", 18, 18)},
+		{at(7, "a/y", 17, 18)},
+	})
+	require.Equal(t, "| task | seed 1 | seed 7 |\n|---|---:|---:|\n| a/y | 100.0% (18/18) | 94.4% (17/18) |\n| b/x | 100.0% (20/20) | - |\n", got)
+}
 
 func TestMarkdown(t *testing.T) {
 	mut := func(id string, line int, status, desc, diff string) MutantResult {
 		return MutantResult{Mutant: mutate.Mutant{ID: id, Line: line, Description: desc}, Status: status, Difference: diff}
 	}
 	strong := &Report{Task: "simulation/a", ReferenceOK: true, Stable: true,
-		Fixtures: []FixtureResult{{OK: true}, {OK: true}},
+		Fixtures:   []FixtureResult{{OK: true}, {OK: true}},
+		Alternates: []AlternateResult{{Style: "classic-loop", OK: true}, {Style: "module-handlers", OK: true}},
+		Requirements: []RequirementCoverage{
+			{Requirement: task.Requirement{ID: "moves", Section: "Behaviour"}, Probes: []string{"p"}, BrokenBy: []string{"fixture slow", "mutant delete-call-2"}},
+			{Requirement: task.Requirement{ID: "hud", Section: "Scene"}, Probes: []string{"q"}, BrokenBy: []string{}},
+		},
 		Mutation: &Mutation{Total: 12, Killed: 11, Equivalent: 1, Mutants: []MutantResult{
 			mut("flip-comparison-1", 66, Equivalent, "flip <= to < in `t <= dt`", ""),
 			mut("delete-call-2", 70, Killed, "delete `f()`", ""),
 		}}}
+	strong.Mutation.Mutants[0].Explored = 16
 	weak := &Report{Task: "simulation/b", ReferenceOK: true, Stable: true,
 		Fixtures: []FixtureResult{{OK: true}, {OK: false}},
 		Mutation: &Mutation{Total: 8, Killed: 6, Survived: 2, Mutants: []MutantResult{
 			mut("scale-constant-3", 12, Survived, "scale 2 ×0.5 → 1 in `a | b`", "probe p, frame 3"),
 		}}}
 	unmutated := &Report{Task: "rendering/c", ReferenceOK: false, Fixtures: []FixtureResult{{OK: true}}}
-	want := `| task | mutants | killed | equivalent | survived | kill rate | fixtures | reference |
-|---|---:|---:|---:|---:|---:|---:|---|
-| simulation/a | 12 | 11 | 1 | 0 | 100.0% | 2/2 | pass ×3 |
-| simulation/b | 8 | 6 | 0 | 2 | 75.0% | 1/2 | pass ×3 |
-| rendering/c | - | - | - | - | - | 1/1 | FAIL |
-| **all 3 tasks** | 20 | 17 | 1 | 2 | 89.5% | | |
+	want := `| task | alternates | requirements | mutants | killed | equivalent | survived | kill rate | fixtures | reference |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---|
+| simulation/a | 2/2 | 1/2 | 12 | 11 | 1 | 0 | 100.0% | 2/2 | pass ×3 |
+| simulation/b | 0/0 | - | 8 | 6 | 0 | 2 | 75.0% | 1/2 | pass ×3 |
+| rendering/c | 0/0 | - | - | - | - | - | - | 1/1 | FAIL |
+| **all 3 tasks** | | | 20 | 17 | 1 | 2 | 89.5% | | |
 
-1 of 3 tasks hardened (clean, no survivor, at least 10 non-equivalent mutants).
+0 of 3 tasks hardened (clean, no survivor, at least 10 non-equivalent mutants).
 
 ### Survivors
 
@@ -39,11 +57,26 @@ func TestMarkdown(t *testing.T) {
 
 ### Equivalent mutants (excluded from the kill rate)
 
-- simulation/a ` + "`flip-comparison-1`" + ` (line 66): flip <= to < in ` + "`t <= dt`" + `
+- simulation/a ` + "`flip-comparison-1`" + ` (line 66): flip <= to < in ` + "`t <= dt`" + ` — also alike under exploration with 16 inputs
 
 ### Fewer than 10 non-equivalent mutants
 
 - simulation/b: 8 non-equivalent mutants
+
+### Requirements not shown breakable
+
+- simulation/a ` + "`hud`" + `: no fixture or mutant broke q
+
+### Requirement coverage
+
+<details><summary>simulation/a: 2 requirements</summary>
+
+| requirement | section | probes | broken by |
+|---|---|---|---|
+| ` + "`moves`" + ` | Behaviour | p | fixture slow, mutant delete-call-2 |
+| ` + "`hud`" + ` | Scene | q | - |
+
+</details>
 `
 	require.Equal(t, want, Markdown([]*Report{strong, weak, unmutated}))
 }

@@ -22,9 +22,11 @@ import (
 const (
 	// Killed: some assertion did not pass, or the page crashed.
 	Killed = "killed"
-	// Equivalent: every assertion passed and the mutant read exactly the
+	// Equivalent: every assertion passed, the mutant read exactly the
 	// reference's states, scene summaries and pixels over the contract's
-	// probes: no probe can tell them apart, so it does not count.
+	// probes, and it did so too under a seeded exploration with the task's
+	// controls (beyond the contract's own inputs): nothing tells them
+	// apart, so it does not count.
 	Equivalent = "equivalent"
 	// Survived: every assertion passed, yet the mutant behaved differently
 	// from the reference. The contract is too weak.
@@ -37,9 +39,16 @@ type MutantResult struct {
 	Status string `json:"status"`
 	// KilledBy names what killed it: "probe: expr: message" or "crash (kind): message".
 	KilledBy string `json:"killed_by,omitempty"`
+	// KilledIn is the probe whose assertion killed it ("" for a crash).
+	KilledIn string `json:"killed_in,omitempty"`
 	// Difference says, for a survivor, where it first differed from the
 	// reference (probe, kind, line, frame).
 	Difference string `json:"difference,omitempty"`
+	// Explored is, for a mutant that passed the contract with the
+	// reference's observations, how many exploration inputs it was then
+	// compared under (0: the task declares no controls, only time passed;
+	// -1: not explored).
+	Explored int `json:"explored"`
 }
 
 // Mutation is the mutation-testing part of a task check.
@@ -54,6 +63,22 @@ type Mutation struct {
 	// Selection is how the mutants were chosen (seed, maximum, operators, IDs).
 	// Nil in reports written before it was recorded.
 	Selection *mutate.Options `json:"selection,omitempty"`
+	// Exploration says how equivalence was checked beyond the contract.
+	Exploration *ExplorationInfo `json:"exploration,omitempty"`
+}
+
+// ExplorationInfo describes the exploration that equivalent candidates
+// were compared under.
+type ExplorationInfo struct {
+	// Inputs is how many inputs the sequence sends; Controls how many
+	// controls the task declares it draws from; Seed seeds the draw.
+	Inputs   int    `json:"inputs"`
+	Controls int    `json:"controls"`
+	Seed     uint64 `json:"seed"`
+	// Problem is set when the exploration could not be used (the reference
+	// itself was not deterministic under it, or a control did not parse):
+	// equivalence is then judged by the contract alone.
+	Problem string `json:"problem,omitempty"`
 }
 
 // NonEquivalent is the number of mutants that count.
@@ -121,6 +146,9 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := explore(ctx, j, t, params, m, work, opts); err != nil {
+		return nil, err
+	}
 	for _, r := range m.Mutants {
 		switch r.Status {
 		case Killed:
@@ -138,7 +166,7 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 // files and judges it, stopping at the first failed assertion.
 func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any,
 	mt mutate.Mutant, refHash string, refTrace []string, dir string) (MutantResult, error) {
-	out := MutantResult{Mutant: mt}
+	out := MutantResult{Mutant: mt, Explored: -1}
 	pageDir := filepath.Join(dir, "page")
 	if err := task.CopyTree(filepath.Dir(t.SolutionPath()), pageDir); err != nil {
 		return out, err
@@ -153,11 +181,13 @@ func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.
 		return out, err
 	}
 	switch {
+	case tr.Outcome == result.OutcomeInfra:
+		return out, fmt.Errorf("mutant %s could not be judged: %s", mt.ID, tr.CrashMessage)
 	case tr.Outcome == result.OutcomeCrash:
 		out.Status, out.KilledBy = Killed, fmt.Sprintf("crash (%s): %s", tr.CrashKind, tr.CrashMessage)
 	case len(tr.Failed()) > 0:
 		a := tr.Failed()[0]
-		out.Status, out.KilledBy = Killed, fmt.Sprintf("%s: %s: %s", a.Probe, a.Expr, a.Message)
+		out.Status, out.KilledBy, out.KilledIn = Killed, fmt.Sprintf("%s: %s: %s", a.Probe, a.Expr, a.Message), a.Probe
 	case tr.StateHash == refHash:
 		out.Status = Equivalent
 	default:
@@ -166,6 +196,76 @@ func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.
 		out.Difference = firstDifference(refTrace, mine)
 	}
 	return out, nil
+}
+
+// explore judges the reference (twice, to be sure it is deterministic under
+// the exploration) and every contract-equivalent mutant under the task's
+// exploration; a mutant whose observations differ from the reference's
+// there is a survivor after all.
+func explore(ctx context.Context, j *trial.Judge, t *task.Task, params map[string]any, m *Mutation, work string, opts Options) error {
+	var equiv []int
+	for i, r := range m.Mutants {
+		if r.Status == Equivalent {
+			equiv = append(equiv, i)
+		}
+	}
+	seed := uint64(opts.Mutate.Seed)
+	inputs := opts.ExploreInputs
+	if inputs == 0 {
+		inputs = DefaultExploreInputs
+	}
+	info := &ExplorationInfo{Controls: len(t.Controls), Seed: seed}
+	m.Exploration = info
+	if len(equiv) == 0 || inputs < 0 {
+		return nil
+	}
+	ex, n, err := Exploration(t, seed, inputs)
+	if err != nil {
+		info.Problem = err.Error()
+		return nil
+	}
+	info.Inputs = n
+	judge := func(name, page string) (*result.Trial, error) {
+		tr, err := j.Run(ctx, trial.Input{Key: "explore-" + name, Task: t, Contract: ex, Page: page, Params: params,
+			Model: "explore", Candidate: name, Dir: filepath.Join(work, "explore", name), Fingerprint: true, SkipInspect: true})
+		if err == nil && tr.Outcome == result.OutcomeInfra {
+			err = fmt.Errorf("exploring %s could not be judged: %s", name, tr.CrashMessage)
+		}
+		return tr, err
+	}
+	ref0, err := judge("reference-0", t.SolutionPath())
+	if err != nil {
+		return err
+	}
+	ref1, err := judge("reference-1", t.SolutionPath())
+	if err != nil {
+		return err
+	}
+	if ref0.StateHash != ref1.StateHash || ref0.Outcome != result.OutcomeOK {
+		info.Problem = "the reference does not behave the same way twice under the exploration (or crashed): equivalence is judged by the contract alone"
+		return nil
+	}
+	refTrace, _ := readTrace(filepath.Join(work, "explore", "reference-0", trial.TraceFile))
+	for _, i := range equiv {
+		r := &m.Mutants[i]
+		page := filepath.Join(work, r.ID, "page", task.PageFile)
+		tr, err := judge(r.ID, page)
+		if err != nil {
+			return err
+		}
+		r.Explored = n
+		if tr.StateHash != ref0.StateHash || tr.Outcome != result.OutcomeOK {
+			r.Status = Survived
+			mine, _ := readTrace(filepath.Join(work, "explore", r.ID, trial.TraceFile))
+			r.Difference = fmt.Sprintf("passes the contract with the reference's observations, but differs under exploration (%d inputs, seed %d): %s",
+				n, seed, firstDifference(refTrace, mine))
+			if tr.Outcome != result.OutcomeOK {
+				r.Difference = fmt.Sprintf("passes the contract with the reference's observations, but crashes under exploration (%d inputs, seed %d): %s: %s",
+					n, seed, tr.CrashKind, tr.CrashMessage)
+			}
+		}
+	}
+	return nil
 }
 
 // readTrace reads a trace.jsonl as lines.
@@ -300,11 +400,11 @@ const MinNonEquivalent = 10
 // non-equivalent mutants.
 func Markdown(reports []*Report) string {
 	var b strings.Builder
-	b.WriteString("| task | mutants | killed | equivalent | survived | kill rate | fixtures | reference |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| task | alternates | requirements | mutants | killed | equivalent | survived | kill rate | fixtures | reference |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var tot Mutation
 	hardened := 0
-	var survivors, equivalents, few []string
+	var survivors, equivalents, few, uncovered []string
 	for _, r := range reports {
 		fx := 0
 		for _, f := range r.Fixtures {
@@ -312,20 +412,41 @@ func Markdown(reports []*Report) string {
 				fx++
 			}
 		}
+		alt := 0
+		for _, a := range r.Alternates {
+			if a.OK {
+				alt++
+			}
+		}
 		ref := "pass ×" + fmt.Sprint(ReferenceRuns)
 		if !r.ReferenceOK || !r.Stable {
 			ref = "FAIL"
 		}
+		reqs := "-"
+		if len(r.Requirements) > 0 {
+			reqs = fmt.Sprintf("%d/%d", len(r.Requirements)-len(r.Unbroken()), len(r.Requirements))
+			if r.Mutation == nil {
+				reqs = fmt.Sprintf("%d", len(r.Requirements))
+			}
+		}
+		for _, q := range r.Requirements {
+			if len(q.Probes) == 0 {
+				uncovered = append(uncovered, fmt.Sprintf("- %s `%s`: covered by no probe", r.Task, q.ID))
+			} else if r.Mutation != nil && len(q.BrokenBy) == 0 {
+				uncovered = append(uncovered, fmt.Sprintf("- %s `%s`: no fixture or mutant broke %s", r.Task, q.ID, strings.Join(q.Probes, ", ")))
+			}
+		}
+		alts := fmt.Sprintf("%d/%d", alt, len(r.Alternates))
 		m := r.Mutation
 		if m == nil {
-			fmt.Fprintf(&b, "| %s | - | - | - | - | - | %d/%d | %s |\n", r.Task, fx, len(r.Fixtures), ref)
+			fmt.Fprintf(&b, "| %s | %s | %s | - | - | - | - | - | %d/%d | %s |\n", r.Task, alts, reqs, fx, len(r.Fixtures), ref)
 			continue
 		}
 		tot.Total += m.Total
 		tot.Killed += m.Killed
 		tot.Equivalent += m.Equivalent
 		tot.Survived += m.Survived
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% | %d/%d | %s |\n", r.Task, m.Total, m.Killed, m.Equivalent, m.Survived,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %.1f%% | %d/%d | %s |\n", r.Task, alts, reqs, m.Total, m.Killed, m.Equivalent, m.Survived,
 			100*m.KillRate(), fx, len(r.Fixtures), ref)
 		if r.Hardened() {
 			hardened++
@@ -339,11 +460,22 @@ func Markdown(reports []*Report) string {
 			case Survived:
 				survivors = append(survivors, line+"; "+mdCode(x.Difference))
 			case Equivalent:
+				switch {
+				case x.Explored > 0:
+					line += fmt.Sprintf(" — also alike under exploration with %d inputs", x.Explored)
+				case x.Explored == 0:
+					line += " — also alike under exploration (no controls: time only)"
+				default:
+					line += " — not explored"
+					if m.Exploration != nil && m.Exploration.Problem != "" {
+						line += ": " + mdCode(m.Exploration.Problem)
+					}
+				}
 				equivalents = append(equivalents, line)
 			}
 		}
 	}
-	fmt.Fprintf(&b, "| **all %d tasks** | %d | %d | %d | %d | %.1f%% | | |\n", len(reports), tot.Total, tot.Killed, tot.Equivalent, tot.Survived, 100*tot.KillRate())
+	fmt.Fprintf(&b, "| **all %d tasks** | | | %d | %d | %d | %d | %.1f%% | | |\n", len(reports), tot.Total, tot.Killed, tot.Equivalent, tot.Survived, 100*tot.KillRate())
 	fmt.Fprintf(&b, "\n%d of %d tasks hardened (clean, no survivor, at least %d non-equivalent mutants).\n", hardened, len(reports), MinNonEquivalent)
 	section := func(title string, lines []string) {
 		if len(lines) > 0 {
@@ -353,6 +485,83 @@ func Markdown(reports []*Report) string {
 	section("Survivors", survivors)
 	section("Equivalent mutants (excluded from the kill rate)", equivalents)
 	section(fmt.Sprintf("Fewer than %d non-equivalent mutants", MinNonEquivalent), few)
+	section("Requirements not shown breakable", uncovered)
+	b.WriteString(coverageTables(reports))
+	return b.String()
+}
+
+// coverageTables renders, per task, its requirements with their covering
+// probes and what broke them, folded (one <details> per task).
+func coverageTables(reports []*Report) string {
+	var b strings.Builder
+	started := false
+	for _, r := range reports {
+		if len(r.Requirements) == 0 {
+			continue
+		}
+		if !started {
+			b.WriteString("\n### Requirement coverage\n\n")
+			started = true
+		}
+		fmt.Fprintf(&b, "<details><summary>%s: %d requirements</summary>\n\n| requirement | section | probes | broken by |\n|---|---|---|---|\n", r.Task, len(r.Requirements))
+		for _, q := range r.Requirements {
+			broken := strings.Join(q.BrokenBy, ", ")
+			if len(q.BrokenBy) > 4 {
+				broken = strings.Join(q.BrokenBy[:4], ", ") + fmt.Sprintf(", … (%d)", len(q.BrokenBy))
+			}
+			if broken == "" {
+				broken = "-"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", q.ID, q.Section, strings.Join(q.Probes, ", "), broken)
+		}
+		b.WriteString("\n</details>\n")
+	}
+	return b.String()
+}
+
+// KillRates renders the kill rate of each task at each mutant seed, from
+// report sets judged at different seeds (each set one seed): a contract
+// hardened against one seed's mutants is measured on another's.
+func KillRates(sets [][]*Report) string {
+	if len(sets) == 0 {
+		return ""
+	}
+	var seeds []string
+	byTask := map[string][]string{}
+	var order []string
+	for i, set := range sets {
+		seed := "?"
+		for _, r := range set {
+			if r.Mutation != nil && r.Mutation.Selection != nil {
+				seed = fmt.Sprint(r.Mutation.Selection.Seed)
+				break
+			}
+		}
+		seeds = append(seeds, "seed "+seed)
+		for _, r := range set {
+			if _, ok := byTask[r.Task]; !ok {
+				order = append(order, r.Task)
+				byTask[r.Task] = make([]string, len(sets))
+			}
+			cell := "-"
+			if m := r.Mutation; m != nil {
+				cell = fmt.Sprintf("%.1f%% (%d/%d)", 100*m.KillRate(), m.Killed, m.NonEquivalent())
+			}
+			byTask[r.Task][i] = cell
+		}
+	}
+	sort.Strings(order)
+	var b strings.Builder
+	b.WriteString("| task | " + strings.Join(seeds, " | ") + " |\n|---|" + strings.Repeat("---:|", len(seeds)) + "\n")
+	for _, t := range order {
+		cells := byTask[t]
+		for i, c := range cells {
+			if c == "" {
+				cells[i] = "-"
+			}
+		}
+		b.WriteString("| " + t + " | " + strings.Join(cells, " | ") + " |\n")
+	}
 	return b.String()
 }
 
@@ -392,9 +601,12 @@ func Document(reports []*Report) string {
 	}
 	return "# Mutation summary\n\n" +
 		"`worldprobe task check` on " + fmt.Sprint(len(reports)) + " tasks (" + how + "). Per task: lint, the " +
-		"reference ×3 (fingerprinted), every fixture, then the mutants: **killed** (an assertion failed or " +
+		"reference ×3 (fingerprinted), every alternate solution ×3 (written blind from the prompt alone), " +
+		"every fixture, then the mutants: **killed** (an assertion failed or " +
 		"the page crashed), **equivalent** (passed and read exactly the reference's states, scene summaries " +
-		"and pixels: excluded), **survived** (passed, yet behaved differently: the contract is too weak). " +
+		"and pixels, and behaved like the reference under a seeded exploration with the task's controls: excluded), " +
+		"**survived** (passed, yet behaved differently: the contract is too weak). **requirements**: of the brief's " +
+		"requirements, those whose covering probes a fixture or killed mutant broke. " +
 		"How to read and fix a report: [authoring.md](authoring.md).\n\n" + Markdown(reports)
 }
 

@@ -40,8 +40,100 @@ type Report struct {
 	Stable        bool            `json:"stable"`
 	Fixtures      []FixtureResult `json:"fixtures"`
 	Reference     *result.Trial   `json:"reference"`
+	// Alternates are the task's alternate solutions (solutions/<style>/),
+	// each judged ReferenceRuns times like the reference.
+	Alternates []AlternateResult `json:"alternates"`
 	// Mutation is set when mutants were run.
 	Mutation *Mutation `json:"mutation,omitempty"`
+	// Requirements is the brief's requirements with the probes that cover
+	// them and what showed those probes can break.
+	Requirements []RequirementCoverage `json:"requirements"`
+}
+
+// RequirementCoverage is one requirement of the brief in a check.
+type RequirementCoverage struct {
+	task.Requirement
+	// Probes cover the requirement (their covers: name it).
+	Probes []string `json:"probes"`
+	// BrokenBy lists the fixtures ("fixture NAME") and killed mutants
+	// ("mutant ID") that fail one of those probes: proof that the covering
+	// probes can break. Empty means no fixture or judged mutant showed it.
+	BrokenBy []string `json:"broken_by"`
+}
+
+// Unbroken lists the requirements whose covering probes no fixture or
+// judged mutant broke.
+func (r *Report) Unbroken() []string {
+	var out []string
+	for _, q := range r.Requirements {
+		if len(q.BrokenBy) == 0 {
+			out = append(out, q.ID)
+		}
+	}
+	return out
+}
+
+// AlternateResult is one alternate solution's check: like the reference, it
+// must pass every assertion ReferenceRuns times with identical verdicts and
+// state hashes.
+type AlternateResult struct {
+	Style    string        `json:"style"`
+	OK       bool          `json:"ok"`
+	Problems []string      `json:"problems"`
+	Trial    *result.Trial `json:"trial"`
+}
+
+// solutionCheck is a correct solution judged ReferenceRuns times.
+type solutionCheck struct {
+	first      *result.Trial
+	ok, stable bool
+	problems   []string
+	err        error // infrastructure
+}
+
+// judgeSolution judges a page that must pass: every assertion, ReferenceRuns
+// times, with identical verdicts and state hashes. It stops at the first
+// run that does not pass.
+func judgeSolution(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any,
+	name, page, dir string, fingerprint bool) solutionCheck {
+	out := solutionCheck{ok: true, stable: true, problems: []string{}}
+	for i := 0; i < ReferenceRuns; i++ {
+		runDir := filepath.Join(dir, fmt.Sprint(i))
+		tr, err := j.Run(ctx, trial.Input{Key: fmt.Sprintf("%s-%d", name, i), Task: t, Contract: c, Page: page,
+			Params: params, Model: "oracle", Candidate: name, Sample: i, Dir: runDir, Fingerprint: fingerprint})
+		if err != nil {
+			out.err = err
+			return out
+		}
+		if i == 0 {
+			out.first = tr
+		} else if !reflect.DeepEqual(out.first.Assertions, tr.Assertions) {
+			out.stable = false
+			out.problems = append(out.problems, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
+		} else if tr.StateHash != out.first.StateHash {
+			out.stable = false
+			out.problems = append(out.problems, fmt.Sprintf("run %d read different states than run 1 (trace %s differs from %s)", i+1,
+				filepath.Join(runDir, trial.TraceFile), filepath.Join(dir, "0", trial.TraceFile)))
+		}
+		switch tr.Outcome {
+		case result.OutcomeCrash:
+			out.ok = false
+			out.problems = append(out.problems, fmt.Sprintf("run %d: crash (%s): %s", i+1, tr.CrashKind, tr.CrashMessage))
+			return out
+		case result.OutcomeInfra:
+			out.ok = false
+			out.problems = append(out.problems, fmt.Sprintf("run %d: not judged: %s", i+1, tr.CrashMessage))
+			return out
+		}
+		for _, a := range tr.Failed() {
+			out.ok = false
+			out.problems = append(out.problems, fmt.Sprintf("run %d: %s %s/%s: %s", i+1, a.Status, a.Level, a.Probe, a.Message))
+		}
+		if !out.ok {
+			return out
+		}
+	}
+	return out
 }
 
 // OK reports whether the task passed every check.
@@ -53,6 +145,14 @@ func (r *Report) OK() bool {
 		if !f.OK {
 			return false
 		}
+	}
+	for _, a := range r.Alternates {
+		if !a.OK {
+			return false
+		}
+	}
+	if r.Mutation != nil && len(r.Unbroken()) > 0 {
+		return false
 	}
 	return r.Mutation == nil || r.Mutation.Hardened()
 }
@@ -67,11 +167,15 @@ type Options struct {
 	Jobs int
 	// Progress, when set, is told about each judged mutant.
 	Progress func(task string, done, total int)
+	// ExploreInputs is how many inputs the exploration that confirms an
+	// equivalent mutant sends; 0 means DefaultExploreInputs, < 0 none.
+	ExploreInputs int
 }
 
 // Check runs every check of t. work is a scratch folder for artifacts.
 func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts Options) (*Report, error) {
-	rep := &Report{Task: t.ID, Lint: []string{}, ReferenceMsgs: []string{}, Stable: true}
+	rep := &Report{Task: t.ID, Lint: []string{}, ReferenceMsgs: []string{}, Stable: true, Alternates: []AlternateResult{},
+		Requirements: []RequirementCoverage{}}
 	for _, f := range task.Lint(t) {
 		rep.Lint = append(rep.Lint, f.String())
 	}
@@ -86,41 +190,25 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts 
 		return rep, nil
 	}
 	params := t.DefaultParams()
-	var first []result.Assertion
-	rep.ReferenceOK = true
-	for i := 0; i < ReferenceRuns; i++ {
-		// The reference is fingerprinted (scene and pixels too) so that
-		// mutants can be compared with it, and so that its stability
-		// covers everything the comparison reads.
-		tr, err := j.Run(ctx, trial.Input{Key: fmt.Sprintf("reference-%d", i), Task: t, Contract: c, Page: t.SolutionPath(),
-			Params: params, Model: "oracle", Candidate: "solution", Sample: i, Dir: filepath.Join(work, "reference", fmt.Sprint(i)),
-			Fingerprint: opts.Mutants})
-		if err != nil {
-			return nil, err
+	// The reference is fingerprinted (scene and pixels too) so that mutants
+	// can be compared with it, and so that its stability covers everything
+	// the comparison reads.
+	ref := judgeSolution(ctx, j, t, c, params, "solution", t.SolutionPath(), filepath.Join(work, "reference"), opts.Mutants)
+	if ref.err != nil {
+		return nil, ref.err
+	}
+	rep.Reference, rep.ReferenceOK, rep.Stable, rep.ReferenceMsgs = ref.first, ref.ok, ref.stable, ref.problems
+	alts, err := t.Alternates()
+	if err != nil {
+		rep.Lint = append(rep.Lint, err.Error())
+	}
+	rep.Alternates = []AlternateResult{}
+	for _, a := range alts {
+		r := judgeSolution(ctx, j, t, c, params, a.Style, a.Page, filepath.Join(work, "alternates", a.Style), false)
+		if r.err != nil {
+			return nil, r.err
 		}
-		if i == 0 {
-			rep.Reference = tr
-			first = tr.Assertions
-		} else if !reflect.DeepEqual(first, tr.Assertions) {
-			rep.Stable = false
-			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
-		} else if tr.StateHash != rep.Reference.StateHash {
-			rep.Stable = false
-			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d read different states than run 1 (trace %s differs from %s)", i+1,
-				filepath.Join(work, "reference", fmt.Sprint(i), trial.TraceFile), filepath.Join(work, "reference", "0", trial.TraceFile)))
-		}
-		if tr.Outcome == result.OutcomeCrash {
-			rep.ReferenceOK = false
-			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d: crash (%s): %s", i+1, tr.CrashKind, tr.CrashMessage))
-			break
-		}
-		for _, a := range tr.Failed() {
-			rep.ReferenceOK = false
-			rep.ReferenceMsgs = append(rep.ReferenceMsgs, fmt.Sprintf("run %d: %s %s/%s: %s", i+1, a.Status, a.Level, a.Probe, a.Message))
-		}
-		if !rep.ReferenceOK {
-			break
-		}
+		rep.Alternates = append(rep.Alternates, AlternateResult{Style: a.Style, OK: r.ok && r.stable, Problems: r.problems, Trial: r.first})
 	}
 	fixtures, err := t.Fixtures()
 	if err != nil {
@@ -143,5 +231,54 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts 
 		}
 		rep.Mutation = m
 	}
+	rep.Requirements = requirementCoverage(t, c, rep)
 	return rep, nil
+}
+
+// requirementCoverage maps each requirement of t's brief to its covering
+// probes and to the fixtures and killed mutants that fail one of them.
+func requirementCoverage(t *task.Task, c *contract.Contract, rep *Report) []RequirementCoverage {
+	reqs, _, err := t.Requirements()
+	if err != nil {
+		return []RequirementCoverage{}
+	}
+	cov := task.Coverage(reqs, c)
+	failedIn := map[string][]string{} // probe → fixtures and mutants that failed it
+	for _, f := range rep.Fixtures {
+		if f.Trial == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, a := range f.Trial.Failed() {
+			if !seen[a.Probe] {
+				seen[a.Probe] = true
+				failedIn[a.Probe] = append(failedIn[a.Probe], "fixture "+f.Name)
+			}
+		}
+	}
+	if rep.Mutation != nil {
+		for _, m := range rep.Mutation.Mutants {
+			if m.Status == Killed && m.KilledIn != "" {
+				failedIn[m.KilledIn] = append(failedIn[m.KilledIn], "mutant "+m.ID)
+			}
+		}
+	}
+	out := make([]RequirementCoverage, 0, len(reqs))
+	for _, r := range reqs {
+		rc := RequirementCoverage{Requirement: r, Probes: cov[r.ID], BrokenBy: []string{}}
+		if rc.Probes == nil {
+			rc.Probes = []string{}
+		}
+		seen := map[string]bool{}
+		for _, p := range rc.Probes {
+			for _, by := range failedIn[p] {
+				if !seen[by] {
+					seen[by] = true
+					rc.BrokenBy = append(rc.BrokenBy, by)
+				}
+			}
+		}
+		out = append(out, rc)
+	}
+	return out
 }

@@ -171,12 +171,14 @@ func target(t contract.Target) session.Target {
 	return session.Target{Selector: t.Selector, At: t.At, Object: t.Object, World: t.World}
 }
 
-func (p *page) Click(ctx context.Context, t contract.Target) error {
-	return mapErr(p.s.Click(ctx, target(t)))
+func (p *page) Click(ctx context.Context, t contract.Target, hold int) error {
+	p.pixels = nil
+	return mapErr(p.s.Click(ctx, target(t), hold))
 }
 
 func (p *page) Drag(ctx context.Context, from, to contract.Target, steps int) error {
-	return mapErr(p.s.Drag(ctx, target(from), target(to), steps))
+	p.pixels = nil
+	return mapErr(p.s.Drag(ctx, target(from), target(to), steps, 1))
 }
 
 func (p *page) Press(ctx context.Context, t contract.Target) error {
@@ -195,8 +197,9 @@ func (p *page) Wheel(ctx context.Context, t contract.Target, dx, dy float64) err
 	return mapErr(p.s.Wheel(ctx, target(t), dx, dy))
 }
 
-func (p *page) Key(ctx context.Context, kind, key string, with []string) error {
-	return mapErr(p.s.Key(ctx, kind, key, with...))
+func (p *page) Key(ctx context.Context, kind, key string, with []string, hold int) error {
+	p.pixels = nil
+	return mapErr(p.s.Key(ctx, kind, key, hold, with...))
 }
 
 func (p *page) Type(ctx context.Context, selector, text string) error {

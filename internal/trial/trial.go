@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -40,6 +41,90 @@ type Judge struct {
 	// RealTime runs probes on the real clock (benchmarks only: verdicts may
 	// vary between runs).
 	RealTime bool
+	// Retries is how many times a trial whose page missed a harness
+	// deadline while the machine was overloaded is judged again, each time
+	// with the deadline doubled; 0 means DefaultRetries, < 0 none.
+	Retries int
+	// Load reports the machine's load: the 1-minute load average per core.
+	// nil reads /proc/loadavg.
+	Load func() float64
+}
+
+// DefaultRetries is how many times a trial that missed a deadline under
+// overload is judged again by default.
+const DefaultRetries = 2
+
+// OverloadPerCore is the load average per core above which a missed
+// deadline is taken for the machine's fault, not the page's: the trial is
+// retried, and if it still misses under that load it is an infrastructure
+// error, never a timeout scored against the page.
+const OverloadPerCore = 1.5
+
+// Run judges one trial. The error is for infrastructure problems only.
+//
+// A page that misses a deadline (crash kind timeout) while the machine is
+// overloaded is judged again with the deadline doubled, up to Retries
+// times; when the last attempt still misses it under overload, the trial
+// is an infrastructure error (result.OutcomeInfra) and is not scored. On a
+// machine that is not overloaded a missed deadline is the page's: a
+// timeout, at once.
+func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
+	retries := j.Retries
+	if retries == 0 {
+		retries = DefaultRetries
+	}
+	load := j.Load
+	if load == nil {
+		load = LoadPerCore
+	}
+	timeout := time.Duration(in.Task.Timeout)
+	start := time.Now()
+	var reasons []string
+	for attempt := 0; ; attempt++ {
+		tr, err := j.attempt(ctx, in, timeout)
+		if err != nil {
+			return nil, err
+		}
+		if tr.Outcome != result.OutcomeCrash || tr.CrashKind != inspect.CrashTimeout {
+			return finish(tr, start, reasons), nil
+		}
+		l := load()
+		if l <= OverloadPerCore {
+			return finish(tr, start, reasons), nil
+		}
+		why := fmt.Sprintf("attempt %d missed its %s deadline with the machine overloaded (load %.1f per core): %s",
+			attempt+1, timeout, l, tr.CrashMessage)
+		if attempt >= retries {
+			tr.Outcome, tr.CrashKind = result.OutcomeInfra, ""
+			tr.CrashMessage = why + "; not scored (run again with --rerun infra on a quieter machine)"
+			tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov, tr.Attribution = false, 0, 0, 0, 0, "infra"
+			return finish(tr, start, reasons), nil
+		}
+		reasons = append(reasons, why)
+		timeout *= 2
+	}
+}
+
+// finish stamps a trial with its retries and whole duration.
+func finish(tr *result.Trial, start time.Time, reasons []string) *result.Trial {
+	tr.Retries, tr.RetryReasons = len(reasons), reasons
+	tr.StartedAt = start.UTC()
+	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	return tr
+}
+
+// LoadPerCore is the machine's 1-minute load average divided by its
+// cores, from /proc/loadavg; 0 where it cannot be read.
+func LoadPerCore() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	if _, err := fmt.Sscanf(string(b), "%f", &l); err != nil {
+		return 0
+	}
+	return l / float64(runtime.NumCPU())
 }
 
 // Input is one trial to judge.
@@ -75,8 +160,8 @@ const TraceFile = "trace.jsonl"
 // InspectFrames is how many frames the load check steps before the contract runs.
 const InspectFrames = 30
 
-// Run judges one trial. The error is for infrastructure problems only.
-func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
+// attempt judges one trial once with the given deadline per call.
+func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*result.Trial, error) {
 	start := time.Now()
 	t := in.Task
 	tr := &result.Trial{Key: in.Key, Task: t.ID, Category: t.Category, Subdomain: t.Subdomain, Difficulty: t.Difficulty,
@@ -89,7 +174,6 @@ func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	timeout := time.Duration(t.Timeout)
 	rep := &inspect.Report{Outcome: inspect.OutcomeOK}
 	if !in.SkipInspect {
 		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: 60 * time.Second,

@@ -1,0 +1,111 @@
+package trial
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
+)
+
+var (
+	testBrowser  *browser.Browser
+	testResolver *resolve.Resolver
+)
+
+func TestMain(m *testing.M) {
+	b, res, err := testenv.Start(2)
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(1)
+	}
+	testBrowser, testResolver = b, res
+	code := m.Run()
+	b.Close()
+	os.Exit(code)
+}
+
+// hangingTask writes a task whose page runs normally through the load
+// check (30 frames) and then loops forever in frame 40: a page that misses
+// every deadline, however long.
+func hangingTask(t *testing.T) (*task.Task, *contract.Contract, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "simulation", "hang")
+	files := map[string]string{
+		"task.yaml": "id: simulation/hang\ntitle: Hang\ncategory: simulation\ndifficulty: D1\ntimeout: 1s\nframes: 200\n" +
+			"state:\n  - path: n\n    type: number\n    description: frames drawn\n",
+		"brief.md":      "# Hang\n\nExpose `n`.\n",
+		"contract.yaml": "version: 1\nprobes:\n  - name: runs\n    level: state\n    steps:\n      - step: 60\n      - assert: s.n > 0\n",
+		"page/index.html": `<!doctype html><canvas id=c width=64 height=64></canvas><script>
+const gl = document.getElementById('c').getContext('webgl');
+const sh = (type, src) => { const x = gl.createShader(type); gl.shaderSource(x, src); gl.compileShader(x); return x; };
+const prog = gl.createProgram();
+gl.attachShader(prog, sh(gl.VERTEX_SHADER, 'void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); gl_PointSize = 8.0; }'));
+gl.attachShader(prog, sh(gl.FRAGMENT_SHADER, 'void main() { gl_FragColor = vec4(1.0, 0.0, 0.0, 1.0); }'));
+gl.linkProgram(prog);
+let n = 0;
+window.__3D_STATE__ = {get n() { return n; }};
+function frame() {
+  n++;
+  gl.clearColor(0, 0, 1, 1); gl.clear(gl.COLOR_BUFFER_BIT); gl.useProgram(prog); gl.drawArrays(gl.POINTS, 0, 1);
+  if (n === 40) { for (;;) {} }
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+</script>`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	tk, err := task.Load(dir)
+	require.NoError(t, err)
+	c, err := contract.Load(tk.ContractPath())
+	require.NoError(t, err)
+	return tk, c, filepath.Join(dir, "page", "index.html")
+}
+
+// A missed deadline on a quiet machine is the page's: a timeout, at once.
+// On an overloaded one it is retried with the deadline doubled, and when
+// every attempt misses it under overload the trial is an infrastructure
+// error that no score counts.
+func TestMissedDeadlines(t *testing.T) {
+	tk, c, page := hangingTask(t)
+	in := Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c"}
+
+	quiet := &Judge{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	in.Dir = t.TempDir()
+	tr, err := quiet.Run(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, result.OutcomeCrash, tr.Outcome)
+	require.Equal(t, "timeout", tr.CrashKind, tr.CrashMessage)
+	require.Equal(t, 0, tr.Retries)
+	require.Equal(t, "timeout", tr.Class())
+	require.True(t, tr.InRerun("crash"), "--rerun crash takes in timeouts")
+
+	loads := 0
+	busy := &Judge{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
+		Load: func() float64 { loads++; return 13 }}
+	in.Dir = t.TempDir()
+	tr, err = busy.Run(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, result.OutcomeInfra, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+	require.False(t, tr.Scored())
+	require.Equal(t, "infra", tr.Class())
+	require.Equal(t, 1, tr.Retries)
+	require.Equal(t, 2, loads, "the load is read after each missed deadline")
+	require.Len(t, tr.RetryReasons, 1)
+	require.Contains(t, tr.RetryReasons[0], "attempt 1 missed its 1s deadline with the machine overloaded (load 13.0 per core)")
+	require.Contains(t, tr.CrashMessage, "attempt 2 missed its 2s deadline")
+	require.Contains(t, tr.CrashMessage, "not scored (run again with --rerun infra")
+	require.Zero(t, tr.VCov)
+}
