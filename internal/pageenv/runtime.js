@@ -28,6 +28,7 @@
   const realReportError = typeof G.reportError === 'function' ? G.reportError.bind(G) : null;
   const realSetTimeout = G.setTimeout.bind(G);
   const FunctionApply = Function.prototype.apply;
+  const ReflectConstruct = Reflect.construct;
   const apply = (fn, self, args) => FunctionApply.call(fn, self, args);
 
   const log = { dialogs: [], blocked: [], events: [] };
@@ -262,12 +263,66 @@
       G.WebAssembly[name] = function () { return track(apply(orig, this, arguments)); };
     }
   }
+  // ---- calls that may start a request ----
+  // netCalls counts every call through which page code can ask for the
+  // network (fetch, XHR, workers, media and element URLs). While it does
+  // not change and no request has reached the harness, the harness steps
+  // the next frames without first waiting for the network to settle; a
+  // change makes it wait (see step's opts.since).
+  let netCalls = 0;
+  function countCall(obj, name) {
+    const orig = obj && obj[name];
+    if (typeof orig !== 'function') return;
+    obj[name] = function () { netCalls++; return apply(orig, this, arguments); };
+  }
+  function countConstruct(name) {
+    const Real = G[name];
+    if (typeof Real !== 'function' || typeof Proxy !== 'function') return;
+    G[name] = new Proxy(Real, { construct(target, args, newTarget) { netCalls++; return ReflectConstruct(target, args, newTarget); } });
+  }
+  function countSetter(Ctor, prop) {
+    if (!Ctor) return;
+    const desc = Object.getOwnPropertyDescriptor(Ctor.prototype, prop);
+    if (!desc || !desc.set || !desc.configurable) return;
+    ObjectDefine(Ctor.prototype, prop, {
+      configurable: true, enumerable: desc.enumerable, get: desc.get,
+      set: function (v) { netCalls++; return apply(desc.set, this, [v]); },
+    });
+  }
+  countCall(G, 'fetch');
+  if (G.XMLHttpRequest) countCall(G.XMLHttpRequest.prototype, 'send');
+  if (G.navigator) countCall(G.navigator, 'sendBeacon');
+  for (const name of ['Worker', 'SharedWorker', 'EventSource', 'WebSocket', 'Audio', 'FontFace']) countConstruct(name);
+  countSetter(G.HTMLScriptElement, 'src');
+  countSetter(G.HTMLLinkElement, 'href');
+  countSetter(G.HTMLMediaElement, 'src');
+  countSetter(G.HTMLSourceElement, 'src');
+  countSetter(G.HTMLIFrameElement, 'src');
+  countSetter(G.HTMLImageElement, 'srcset');
+  countSetter(G.HTMLObjectElement, 'data');
+  if (G.Element) {
+    const realSetAttribute = G.Element.prototype.setAttribute;
+    const loading = { src: 1, href: 1, srcset: 1, data: 1, poster: 1, 'xlink:href': 1 };
+    G.Element.prototype.setAttribute = function (name) {
+      if (loading[String(name).toLowerCase()] === 1) netCalls++;
+      return apply(realSetAttribute, this, arguments);
+    };
+  }
+  if (G.Node) {
+    // Inserting parsed markup or a node can start loads (<img>, <script>, <link>).
+    countCall(G.Element && G.Element.prototype, 'insertAdjacentHTML');
+    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) countCall(G.Node.prototype, name);
+    for (const name of ['append', 'prepend', 'after', 'before', 'replaceWith']) countCall(G.Element && G.Element.prototype, name);
+    countSetter(G.Element, 'innerHTML');
+    countSetter(G.Element, 'outerHTML');
+  }
   if (G.HTMLImageElement) {
     const desc = Object.getOwnPropertyDescriptor(G.HTMLImageElement.prototype, 'src');
     if (desc && desc.set) {
       ObjectDefine(G.HTMLImageElement.prototype, 'src', {
         configurable: true, enumerable: desc.enumerable, get: desc.get,
         set: function (v) {
+          netCalls++;
           const img = this;
           track(new RealPromise((resolve) => {
             img.addEventListener('load', resolve, { once: true });
@@ -356,9 +411,20 @@
 
   // step advances n frames. Draw calls are skipped on every frame but the
   // last when opts.skip is true and opts.draw asks for the last frame drawn.
+  //
+  // opts.since is the netCalls count the harness saw when the network was
+  // last settled; when calls were made since, or a tracked load is pending,
+  // step returns {dirty: true} without stepping, so the harness waits first.
+  // The reply's netBefore and net say whether the stepped frames made calls;
+  // the first frame that makes one (or starts a tracked load) is the last
+  // stepped, so fewer than n frames may be stepped.
   async function step(n, opts) {
     opts = opts || {};
     const perFrame = [];
+    if (typeof opts.since === 'number' && opts.since >= 0 && (opts.since !== netCalls || pendingLoads > 0)) {
+      return { dirty: true, frame, virtualMs: now, perFrame, netBefore: netCalls, net: netCalls, pending: pendingLoads };
+    }
+    const netBefore = netCalls;
     if (realtime) {
       // Wait n real animation frames, as a harness without a virtual clock does.
       skipDraw = false;
@@ -369,17 +435,20 @@
         perFrame.push([1, drawsThisFrame]);
       }
       now = performance.now();
-      return { frame, virtualMs: now, perFrame };
+      return { frame, virtualMs: now, perFrame, netBefore, net: netCalls, pending: pendingLoads };
     }
     for (let i = 0; i < n; i++) {
       const last = i === n - 1;
       skipDraw = opts.skip === true && !(last && opts.draw === true);
       const r = stepOne();
       perFrame.push([r.callbacks, r.draws]);
+      // A frame that may have asked for the network ends the chunk, so the
+      // harness settles the network before the next frame.
+      if (netCalls !== netBefore || pendingLoads > 0) break;
       await macrotask();
     }
     skipDraw = opts.skip === true;
-    return { frame, virtualMs: now, perFrame };
+    return { frame, virtualMs: now, perFrame, netBefore, net: netCalls, pending: pendingLoads };
   }
 
   // realFrame waits for two real compositor frames, so the drawing of the

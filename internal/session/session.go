@@ -112,6 +112,12 @@ type Session struct {
 	// let it up; heldAt is where the pointer was last moved with it.
 	buttonHeld bool
 	heldAt     Point
+	// netSeen is the page's count of network-capable calls when the network
+	// was last known settled (-1: unknown, wait before the next frame);
+	// startedSeen the harness's request count at that point (see settled).
+	netSeen, startedSeen int64
+	// pace is the page's measured wall time per stepped frame (0: unknown).
+	pace time.Duration
 }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is
@@ -135,6 +141,7 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		cfg: cfg, resolver: res, root: filepath.Dir(abs),
 		entry:   Origin + "/" + filepath.Base(abs),
 		crashed: make(chan struct{}),
+		netSeen: -1,
 	}
 	s.rec = newRecorder(func() int { return int(s.frame.Load()) })
 	t0 := time.Now()
@@ -224,6 +231,7 @@ func (s *Session) prepare(ctx context.Context) error {
 // navigate loads the entry page and waits for its load event and for the
 // network to go quiet.
 func (s *Session) navigate(ctx context.Context) error {
+	s.netSeen, s.pace = -1, 0
 	// While the page loads, the debugger reports each script compiled, so
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
 	// switched off once the page is idle: with it on, V8 pauses a page near

@@ -290,3 +290,37 @@ func TestHeldInput(t *testing.T) {
 	require.Equal(t, 3+5, st.ButtonFrames, "a frame after the press and after each of 4 moves")
 	require.Equal(t, []float64{50, 50, 50, 20, 45, 70, 95, 120}, st.Path)
 }
+
+// TestLateLoadsLandBeforeTheNextFrame: what a page asks for while it runs
+// (in a frame, in a timer, in an input handler) is there by the next frame,
+// however the frames are chunked, even though the harness skips its network
+// wait between chunks while the page makes no network-capable call.
+func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
+	ctx := context.Background()
+	type loads struct{ Frame, Fetched, Image, Timer, Handler int }
+	run := func(chunks []int) loads {
+		s := open(t, filepath.Join("testdata", "lateloads", "index.html"))
+		for i, n := range chunks {
+			if i == 2 {
+				require.NoError(t, s.Key(ctx, "press", "a", 0))
+			}
+			_, err := s.Step(ctx, n, false)
+			require.NoError(t, err)
+		}
+		raw, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		var l loads
+		require.NoError(t, json.Unmarshal(raw.JSON, &l))
+		return l
+	}
+	// Frame 1 is the first stepped frame; timers due in frame 30 run at the
+	// start of frame 31, so their fetch lands for frame 32. The key press
+	// comes after 2 + 3 = 5 frames.
+	want := loads{Frame: 60, Fetched: 11, Image: 21, Timer: 32, Handler: 6}
+	require.Equal(t, want, run([]int{2, 3, 55}))
+	ones := []int{2, 3}
+	for range 55 {
+		ones = append(ones, 1)
+	}
+	require.Equal(t, want, run(ones))
+}
