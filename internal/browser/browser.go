@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -154,10 +155,16 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating a Chromium profile folder: %w", err)
 	}
+	home := filepath.Join(userDir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		os.RemoveAll(userDir)
+		return nil, fmt.Errorf("creating the browser's home folder: %w", err)
+	}
 	allocOpts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(userDir),
-		chromedp.Env("TZ=UTC", "LANG=en_US.UTF-8", "LANGUAGE=en_US"),
+		chromedp.NoInheritEnv,
+		chromedp.Env(Environment(home)...),
 	}
 	flags := Flags(opts.Width, opts.Height)
 	for name, value := range opts.ExtraFlags {
@@ -185,6 +192,9 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		v, err = chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})
 		product = v.Product
 	}
+	if err == nil {
+		err = denyDownloads(bctx, "")
+	}
 	if err != nil {
 		_ = b.Close()
 		return nil, fmt.Errorf("starting Chromium %s: %w", path, err)
@@ -194,8 +204,59 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	return b, nil
 }
 
+// Environment is the whole environment Chromium starts with: a fixed PATH,
+// a home folder of its own inside the profile (so nothing the browser
+// writes under ~ lands in the user's), UTC, US English, and the font
+// configuration variables when set. Nothing else of worldprobe's
+// environment reaches the browser: no API key, token or proxy setting.
+func Environment(home string) []string {
+	env := []string{
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"TZ=UTC",
+		"LANG=en_US.UTF-8",
+		"LANGUAGE=en_US",
+	}
+	for _, name := range []string{"FONTCONFIG_FILE", "FONTCONFIG_PATH"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// denyDownloads makes the browser refuse every download in the browser
+// context id ("" for the default one): a page's <a download> or a
+// navigation to an attachment writes nothing anywhere.
+func denyDownloads(ctx context.Context, id cdp.BrowserContextID) error {
+	_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: id,
+	})
+	if err != nil {
+		return fmt.Errorf("denying downloads: %w", err)
+	}
+	return nil
+}
+
 // Version is Chromium's product string, e.g. "Chrome/156.0.8078.108".
 func (b *Browser) Version() string { return strings.TrimSpace(b.version) }
+
+// PID is the process ID of the Chromium browser process (0 if unknown).
+func (b *Browser) PID() int {
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			return p.Pid
+		}
+	}
+	return 0
+}
+
+// ProfileDir is the browser's profile folder, removed by Close; the
+// browser's home folder (HOME) is its "home" subfolder.
+func (b *Browser) ProfileDir() string { return b.userDir }
 
 // Jobs is the number of pages that may be open at once.
 func (b *Browser) Jobs() int { return cap(b.slots) }

@@ -40,6 +40,9 @@ func (b *Browser) NewPage(ctx context.Context, listener func(ev any)) (*Page, er
 	unhook := context.AfterFunc(ctx, cancel)
 	err := chromedp.Do(tctx)
 	unhook()
+	if err == nil {
+		err = denyDownloads(tctx, chromedp.FromContext(tctx).BrowserContextID)
+	}
 	if err != nil {
 		cancel()
 		release()

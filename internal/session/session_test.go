@@ -324,3 +324,4 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 	}
 	require.Equal(t, want, run(ones))
 }
+

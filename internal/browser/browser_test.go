@@ -1,0 +1,92 @@
+package browser_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+)
+
+// descendants lists pid and every process below it.
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	parent := map[int]int{}
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+		fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+		if len(fields) > 1 {
+			pp, _ := strconv.Atoi(fields[1])
+			parent[p] = pp
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestBrowserEnvironmentHasNoSecrets: a secret in worldprobe's environment
+// reaches no Chromium process (browser, zygotes, renderer, GPU, utilities).
+func TestBrowserEnvironmentHasNoSecrets(t *testing.T) {
+	if _, err := browser.FindChromium(""); err != nil {
+		t.Fatalf("run 'make setup': %v", err)
+	}
+	const canary = "sk-worldprobe-canary-3f9c1a"
+	t.Setenv("OPENAI_API_KEY", canary)
+	t.Setenv("WORLDPROBE_CANARY", canary)
+	ctx := context.Background()
+	b, err := browser.Launch(ctx, browser.Options{Jobs: 1})
+	require.NoError(t, err)
+	defer b.Close()
+	p, err := b.NewPage(ctx, nil)
+	require.NoError(t, err)
+	defer p.Close()
+	_, err = chromedp.Run(p.Context(), chromedp.Navigate("data:text/html,<p>hi</p>"))
+	require.NoError(t, err)
+
+	procs := descendants(t, b.PID())
+	require.GreaterOrEqual(t, len(procs), 3, "browser, zygote and renderer at least")
+	home := filepath.Join(b.ProfileDir(), "home")
+	for _, pid := range procs {
+		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		env := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		require.NotContains(t, string(raw), canary, "process %d", pid)
+		if pid == b.PID() {
+			// Child processes may reuse their environment's memory for their
+			// title, so the exact environment is checked on the browser.
+			require.Contains(t, env, "TZ=UTC")
+			require.Contains(t, env, "HOME="+home)
+			require.Contains(t, env, "PATH=/usr/local/bin:/usr/bin:/bin")
+		}
+		for _, kv := range env {
+			name, _, _ := strings.Cut(kv, "=")
+			require.NotContains(t, []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WORLDPROBE_CANARY"}, name)
+		}
+	}
+}
