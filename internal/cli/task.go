@@ -253,6 +253,9 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 		if m := r.Mutation; m != nil {
 			for _, mr := range m.Mutants {
+				if mr.Status == taskcheck.Unjudged {
+					fmt.Fprintf(io.Out, "  not judged %s (machine overloaded; judge again with --mutants %s): %s\n", mr.ID, mr.ID, mr.KilledBy)
+				}
 				if mr.Status != taskcheck.Survived {
 					continue
 				}

@@ -80,3 +80,20 @@ func TestMarkdown(t *testing.T) {
 `
 	require.Equal(t, want, Markdown([]*Report{strong, weak, unmutated}))
 }
+
+// TestUnjudgedMutants: a mutant the overloaded machine could not judge
+// counts neither as killed nor as equivalent, keeps the task from being
+// hardened, and is listed with how to judge it again.
+func TestUnjudgedMutants(t *testing.T) {
+	m := &Mutation{Total: 12, Killed: 10, Equivalent: 1, Unjudged: 1, Mutants: []MutantResult{
+		{Mutant: mutate.Mutant{ID: "delete-call-7", Line: 40, Description: "delete `tick()`"}, Status: Unjudged,
+			KilledBy: "the page did not respond by its deadline (machine overloaded)"},
+	}}
+	require.Equal(t, 10, m.NonEquivalent())
+	require.Equal(t, 1.0, m.KillRate())
+	require.False(t, m.Hardened())
+	r := &Report{Task: "simulation/a", ReferenceOK: true, Stable: true, Mutation: m}
+	require.False(t, r.OK())
+	require.Contains(t, Markdown([]*Report{r}), "### Not judged: the machine was overloaded (judge again with --mutants ID)\n\n"+
+		"- simulation/a `delete-call-7` (line 40): delete `tick()`; the page did not respond by its deadline (machine overloaded)\n")
+}

@@ -31,6 +31,11 @@ const (
 	// Survived: every assertion passed, yet the mutant behaved differently
 	// from the reference. The contract is too weak.
 	Survived = "survived"
+	// Unjudged: the machine was too loaded to judge the mutant (its trial
+	// ended as an infrastructure error after the judge's retries). It does
+	// not count either way, and the task is not hardened until it is
+	// judged again (--mutants ID on a quieter machine).
+	Unjudged = "unjudged"
 )
 
 // MutantResult is one mutant's fate.
@@ -58,6 +63,8 @@ type Mutation struct {
 	Killed     int            `json:"killed"`
 	Equivalent int            `json:"equivalent"`
 	Survived   int            `json:"survived"`
+	// Unjudged counts mutants the machine was too loaded to judge.
+	Unjudged int `json:"unjudged,omitempty"`
 	// Stats are the generator's counts (sites enumerated, dropped, per operator).
 	Stats mutate.Stats `json:"stats"`
 	// Selection is how the mutants were chosen (seed, maximum, operators, IDs).
@@ -81,8 +88,8 @@ type ExplorationInfo struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// NonEquivalent is the number of mutants that count.
-func (m *Mutation) NonEquivalent() int { return m.Total - m.Equivalent }
+// NonEquivalent is the number of mutants that count (unjudged ones do not).
+func (m *Mutation) NonEquivalent() int { return m.Total - m.Equivalent - m.Unjudged }
 
 // KillRate is killed over non-equivalent mutants (1 when there are none).
 func (m *Mutation) KillRate() float64 {
@@ -92,8 +99,8 @@ func (m *Mutation) KillRate() float64 {
 	return float64(m.Killed) / float64(m.NonEquivalent())
 }
 
-// Hardened reports whether every non-equivalent mutant was killed.
-func (m *Mutation) Hardened() bool { return m.Survived == 0 }
+// Hardened reports whether every non-equivalent mutant was judged and killed.
+func (m *Mutation) Hardened() bool { return m.Survived == 0 && m.Unjudged == 0 }
 
 // runMutants generates mutants of t's reference and judges each.
 func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any, refHash, work string, opts Options) (*Mutation, error) {
@@ -157,6 +164,8 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 			m.Equivalent++
 		case Survived:
 			m.Survived++
+		case Unjudged:
+			m.Unjudged++
 		}
 	}
 	return m, nil
@@ -182,7 +191,8 @@ func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.
 	}
 	switch {
 	case tr.Outcome == result.OutcomeInfra:
-		return out, fmt.Errorf("mutant %s could not be judged: %s", mt.ID, tr.CrashMessage)
+		// Never an abort: the other mutants and tasks go on.
+		out.Status, out.KilledBy = Unjudged, tr.CrashMessage
 	case tr.Outcome == result.OutcomeCrash:
 		out.Status, out.KilledBy = Killed, fmt.Sprintf("crash (%s): %s", tr.CrashKind, tr.CrashMessage)
 	case len(tr.Failed()) > 0:
@@ -226,12 +236,17 @@ func explore(ctx context.Context, j *trial.Judge, t *task.Task, params map[strin
 	}
 	info.Inputs = n
 	judge := func(name, page string) (*result.Trial, error) {
-		tr, err := j.Run(ctx, trial.Input{Key: "explore-" + name, Task: t, Contract: ex, Page: page, Params: params,
+		return j.Run(ctx, trial.Input{Key: "explore-" + name, Task: t, Contract: ex, Page: page, Params: params,
 			Model: "explore", Candidate: name, Dir: filepath.Join(work, "explore", name), Fingerprint: true, SkipInspect: true})
-		if err == nil && tr.Outcome == result.OutcomeInfra {
-			err = fmt.Errorf("exploring %s could not be judged: %s", name, tr.CrashMessage)
+	}
+	// unjudged marks every candidate not judged when the machine was too
+	// loaded to explore: their equivalence is not established.
+	unjudged := func(why string) {
+		for _, i := range equiv {
+			if m.Mutants[i].Status == Equivalent && m.Mutants[i].Explored < 0 {
+				m.Mutants[i].Status, m.Mutants[i].KilledBy = Unjudged, "exploring: "+why
+			}
 		}
-		return tr, err
 	}
 	ref0, err := judge("reference-0", t.SolutionPath())
 	if err != nil {
@@ -240,6 +255,10 @@ func explore(ctx context.Context, j *trial.Judge, t *task.Task, params map[strin
 	ref1, err := judge("reference-1", t.SolutionPath())
 	if err != nil {
 		return err
+	}
+	if ref0.Outcome == result.OutcomeInfra || ref1.Outcome == result.OutcomeInfra {
+		unjudged("the reference: " + ref0.CrashMessage + ref1.CrashMessage)
+		return nil
 	}
 	if ref0.StateHash != ref1.StateHash || ref0.Outcome != result.OutcomeOK {
 		info.Problem = "the reference does not behave the same way twice under the exploration (or crashed): equivalence is judged by the contract alone"
@@ -252,6 +271,10 @@ func explore(ctx context.Context, j *trial.Judge, t *task.Task, params map[strin
 		tr, err := judge(r.ID, page)
 		if err != nil {
 			return err
+		}
+		if tr.Outcome == result.OutcomeInfra {
+			r.Status, r.KilledBy = Unjudged, "exploring: "+tr.CrashMessage
+			continue
 		}
 		r.Explored = n
 		if tr.StateHash != ref0.StateHash || tr.Outcome != result.OutcomeOK {
@@ -404,7 +427,7 @@ func Markdown(reports []*Report) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var tot Mutation
 	hardened := 0
-	var survivors, equivalents, few, uncovered []string
+	var survivors, equivalents, unjudged, few, uncovered []string
 	for _, r := range reports {
 		fx := 0
 		for _, f := range r.Fixtures {
@@ -459,6 +482,8 @@ func Markdown(reports []*Report) string {
 			switch x.Status {
 			case Survived:
 				survivors = append(survivors, line+"; "+mdCode(x.Difference))
+			case Unjudged:
+				unjudged = append(unjudged, line+"; "+mdCode(x.KilledBy))
 			case Equivalent:
 				switch {
 				case x.Explored > 0:
@@ -483,6 +508,7 @@ func Markdown(reports []*Report) string {
 		}
 	}
 	section("Survivors", survivors)
+	section("Not judged: the machine was overloaded (judge again with --mutants ID)", unjudged)
 	section("Equivalent mutants (excluded from the kill rate)", equivalents)
 	section(fmt.Sprintf("Fewer than %d non-equivalent mutants", MinNonEquivalent), few)
 	section("Requirements not shown breakable", uncovered)
