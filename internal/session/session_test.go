@@ -324,4 +324,3 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 	}
 	require.Equal(t, want, run(ones))
 }
-
