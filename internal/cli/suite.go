@@ -164,7 +164,7 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 	}
 	defer os.RemoveAll(work)
 	judge := &trial.Judge{Browser: br, Resolver: res, SkipDraw: true}
-	reports, err := checkAll(ctx, io, judge, variants, work, taskcheck.Options{})
+	reports, err := checkAll(ctx, io, judge, variants, work, taskcheck.Options{}, nil)
 	if err != nil {
 		return err
 	}

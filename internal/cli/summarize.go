@@ -16,10 +16,11 @@ import (
 func newTaskSummarizeCmd(io IO) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "summarize REPORT.json...",
+		Use:   "summarize REPORT.json|DIR...",
 		Short: "Merge 'task check --json' reports into one Markdown mutation summary",
 		Long: `Reads the JSON that 'worldprobe task check --json' prints (a list of task
-reports; several files, e.g. one per task or per machine) and writes the
+reports; several files, e.g. one per task or per machine; a folder stands for
+every .json below it, such as a 'task check --reports' folder) and writes the
 same Markdown summary 'task check --summary' does: the per-task table, the
 survivors, the equivalent mutants and the tasks with too few mutants.
 Tasks are sorted by id; a task in several files keeps its last report.
@@ -31,7 +32,8 @@ mutants, measured on another's.
 Exit status 0 when every task is hardened (at the first seed), 1 otherwise.`,
 		Example: `  worldprobe task check --json suites/starter/simulation/pendulum > pendulum.json
   worldprobe task summarize --out docs/hardening.md reports/*.json
-  worldprobe task summarize --out docs/hardening.md seed1.json seed7.json`,
+  worldprobe task summarize --out docs/hardening.md seed1.json seed7.json
+  worldprobe task summarize --out docs/hardening.md out/harden/seed1 out/harden/seed7`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("task summarize needs at least one REPORT.json")
@@ -41,7 +43,11 @@ Exit status 0 when every task is hardened (at the first seed), 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bySeed := map[int64]map[string]*taskcheck.Report{}
 			var seeds []int64
-			for _, f := range args {
+			files, err := reportFiles(args)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			for _, f := range files {
 				b, err := os.ReadFile(f)
 				if err != nil {
 					return usageErr("%v", err)

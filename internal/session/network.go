@@ -184,7 +184,11 @@ func (s *Session) WaitIdle(ctx context.Context) error {
 	deadline := time.Now().Add(s.cfg.CallTimeout)
 	for quiet := 0; quiet < 2; {
 		if time.Now().After(deadline) {
-			return nil // a page that keeps loading forever is still stepped
+			// A page that keeps loading forever is still stepped, but a wait
+			// that used its whole allowance is never silent.
+			s.cfg.Logger.Warn("the page was still loading when the idle wait ran out; stepping on",
+				"page", s.entry, "requests", s.inflight.Load(), "scripts", s.scripts.waiting(), "wait", s.cfg.CallTimeout)
+			return nil
 		}
 		if s.inflight.Load() > 0 || s.scripts.waiting() > 0 {
 			quiet = 0

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -323,4 +325,33 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 		ones = append(ones, 1)
 	}
 	require.Equal(t, want, run(ones))
+}
+
+// TestIdleWaitsFinish: a script added after load and lazy images that never
+// come into view are waited for only while they actually load, so no idle
+// wait runs out its allowance (which would be logged).
+func TestIdleWaitsFinish(t *testing.T) {
+	require.NoError(t, setupErr, "run 'make setup'")
+	for _, page := range []string{"late-script.html", "lazy.html", "lazy-js.html"} {
+		t.Run(page, func(t *testing.T) {
+			ctx := context.Background()
+			var logs bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			s, err := Open(ctx, testBrowser, testResolver, filepath.Join("testdata", "idle", page),
+				Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 5 * time.Second, Logger: logger})
+			require.NoError(t, err)
+			defer s.Close()
+			_, err = s.Step(ctx, 120, false)
+			require.NoError(t, err)
+			raw, err := s.ReadState(ctx)
+			require.NoError(t, err)
+			var st struct{ Frame, Ran int }
+			require.NoError(t, json.Unmarshal(raw.JSON, &st))
+			require.Equal(t, 120, st.Frame)
+			if page == "late-script.html" {
+				require.Equal(t, 1, st.Ran, "the added script ran")
+			}
+			require.NotContains(t, logs.String(), "idle wait ran out")
+		})
+	}
 }

@@ -45,6 +45,10 @@ type Report struct {
 	Alternates []AlternateResult `json:"alternates"`
 	// Mutation is set when mutants were run.
 	Mutation *Mutation `json:"mutation,omitempty"`
+	// Fingerprint identifies what the report was made from (the task's
+	// files and the check's options) when it is kept in a reports folder
+	// (task check --reports), so a resumed check knows what it can keep.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Requirements is the brief's requirements with the probes that cover
 	// them and what showed those probes can break.
 	Requirements []RequirementCoverage `json:"requirements"`

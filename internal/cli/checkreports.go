@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/taskcheck"
+)
+
+// checkReports keeps one 'task check' report per task in a folder, written
+// the moment the task is checked, so that an interrupted check loses no
+// finished task and running it again resumes: a task whose report was
+// made from the same task files and options is not checked again.
+type checkReports struct {
+	dir string
+	// options is what besides the task's files decides its report.
+	options string
+}
+
+func newCheckReports(dir string, o *TaskCheckOptions) *checkReports {
+	ids := append([]string(nil), o.MutantIDs...)
+	ops := append([]string(nil), o.Operators...)
+	sort.Strings(ids)
+	sort.Strings(ops)
+	opts := fmt.Sprintf("mutants=%t seed=%d max=%d operators=%s ids=%s viewport=%s",
+		!o.NoMutants, o.Seed, o.MaxMutants, strings.Join(ops, ","), strings.Join(ids, ","), o.Viewport)
+	return &checkReports{dir: dir, options: opts}
+}
+
+// path is where t's report is kept: DIR/<category>/<slug>.json.
+func (c *checkReports) path(t *task.Task) string {
+	return filepath.Join(c.dir, filepath.FromSlash(t.ID)+".json")
+}
+
+// fingerprint hashes every file of the task folder and the options.
+func (c *checkReports) fingerprint(t *task.Task) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "options %s\n", c.options)
+	err := filepath.WalkDir(t.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(t.Dir, p)
+		fmt.Fprintf(h, "file %s %d\n", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting %s: %w", t.ID, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// load returns t's kept report when it was made from the same inputs.
+func (c *checkReports) load(t *task.Task) (*taskcheck.Report, error) {
+	fp, err := c.fingerprint(t)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(c.path(t))
+	if err != nil {
+		return nil, nil // not checked yet
+	}
+	var reps []*taskcheck.Report
+	if err := json.Unmarshal(b, &reps); err != nil || len(reps) != 1 || reps[0] == nil {
+		return nil, nil // a damaged report is checked again
+	}
+	if reps[0].Fingerprint != fp || reps[0].Task != t.ID {
+		return nil, nil
+	}
+	return reps[0], nil
+}
+
+// save writes r (as a one-report list, the format 'task summarize' reads)
+// atomically.
+func (c *checkReports) save(t *task.Task, r *taskcheck.Report) error {
+	fp, err := c.fingerprint(t)
+	if err != nil {
+		return err
+	}
+	r.Fingerprint = fp
+	b, err := json.MarshalIndent([]*taskcheck.Report{r}, "", "  ")
+	if err != nil {
+		return err
+	}
+	file := c.path(t)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("saving the report of %s: %w", t.ID, err)
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("saving the report of %s: %w", t.ID, err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return fmt.Errorf("saving the report of %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// reportFiles expands the arguments of 'task summarize': files as given,
+// folders to every .json file below them, in order.
+func reportFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+				found = append(found, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no report (.json) in this folder", a)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}

@@ -1,0 +1,1 @@
+window.__3D_STATE__.ran = 1;
