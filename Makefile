@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium web build demo check-suite harden check-variants test test-slow bench vet fmt clean
+.PHONY: all setup chromium web build demo check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
@@ -59,6 +59,22 @@ check-variants: setup
 ## test: install what is missing and run every test
 test: setup vet
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) fuzz FUZZTIME=5s FUZZ_TARGETS="$(FUZZ_QUICK)"
+
+## fuzz: run every fuzz target (parsers of task, brief, contract and models
+## files, the CDN URL resolver) for FUZZTIME each ('make test' runs the quick
+## ones for 5 s); the seed corpora also run as plain tests; a crasher lands in
+## the package's testdata/fuzz/ — fix it and commit it as a seed
+FUZZTIME ?= 30s
+FUZZ_QUICK = resolve:FuzzResolve task:FuzzParse task:FuzzRequirements contract:FuzzParse
+# llm's fuzz build instruments both provider SDKs (minutes on 2 cores): not in 'make test'
+FUZZ_TARGETS = $(FUZZ_QUICK) llm:FuzzParseConfig
+fuzz: setup
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test ./internal/$$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+	done
 
 ## test-slow: the long suites (CPU-load determinism, every corpus world many times)
 test-slow: setup
