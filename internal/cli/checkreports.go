@@ -40,27 +40,15 @@ func (c *checkReports) path(t *task.Task) string {
 	return filepath.Join(c.dir, filepath.FromSlash(t.ID)+".json")
 }
 
-// fingerprint hashes every file of the task folder and the options.
+// fingerprint hashes the task folder's digest (task.Digest: every file)
+// with the options.
 func (c *checkReports) fingerprint(t *task.Task) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "options %s\n", c.options)
-	err := filepath.WalkDir(t.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(t.Dir, p)
-		fmt.Fprintf(h, "file %s %d\n", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-		return nil
-	})
+	digest, err := t.Digest()
 	if err != nil {
-		return "", fmt.Errorf("fingerprinting %s: %w", t.ID, err)
+		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := sha256.Sum256([]byte("options " + c.options + "\ntask " + digest + "\n"))
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // load returns t's kept report when it was made from the same inputs.
