@@ -77,27 +77,33 @@ type Canvas struct {
 // Report is the result of inspecting one page. Its JSON form is documented
 // in docs/schemas.md.
 type Report struct {
-	Page         string                   `json:"page"`
-	Outcome      string                   `json:"outcome"`
-	Crash        *Crash                   `json:"crash"`
-	Frames       int                      `json:"frames"`
-	VirtualMs    float64                  `json:"virtual_ms"`
-	Seed         uint32                   `json:"seed"`
-	FPS          float64                  `json:"fps"`
-	Errors       []session.PageError      `json:"errors"`
-	Console      []session.ConsoleMessage `json:"console"`
-	Dialogs      []session.Dialog         `json:"dialogs"`
-	Requests     session.Requests         `json:"requests"`
-	ThreeVersion string                   `json:"three_version"`
-	State        json.RawMessage          `json:"state"`
-	StateHash    string                   `json:"state_hash"`
-	StateIssues  *session.StateIssues     `json:"state_issues,omitempty"`
-	Scene        *session.Scene           `json:"scene"`
-	Canvas       *Canvas                  `json:"canvas"`
-	Screenshot   string                   `json:"screenshot,omitempty"`
-	WebGL        *session.GLStatus        `json:"webgl,omitempty"`
-	Loop         *Loop                    `json:"loop,omitempty"`
-	Timing       Timing                   `json:"timing"`
+	Page      string                   `json:"page"`
+	Outcome   string                   `json:"outcome"`
+	Crash     *Crash                   `json:"crash"`
+	Frames    int                      `json:"frames"`
+	VirtualMs float64                  `json:"virtual_ms"`
+	Seed      uint32                   `json:"seed"`
+	FPS       float64                  `json:"fps"`
+	Errors    []session.PageError      `json:"errors"`
+	Console   []session.ConsoleMessage `json:"console"`
+	// ConsoleDropped counts console messages past the first 500.
+	ConsoleDropped int `json:"console_dropped,omitempty"`
+	// Events are what the page runtime recorded of the page's excesses,
+	// e.g. {"kind": "timer_flood", "frame": 12}: a frame that ran more
+	// timers than the runtime allows.
+	Events       []any                `json:"events,omitempty"`
+	Dialogs      []session.Dialog     `json:"dialogs"`
+	Requests     session.Requests     `json:"requests"`
+	ThreeVersion string               `json:"three_version"`
+	State        json.RawMessage      `json:"state"`
+	StateHash    string               `json:"state_hash"`
+	StateIssues  *session.StateIssues `json:"state_issues,omitempty"`
+	Scene        *session.Scene       `json:"scene"`
+	Canvas       *Canvas              `json:"canvas"`
+	Screenshot   string               `json:"screenshot,omitempty"`
+	WebGL        *session.GLStatus    `json:"webgl,omitempty"`
+	Loop         *Loop                `json:"loop,omitempty"`
+	Timing       Timing               `json:"timing"`
 }
 
 // Loop counts the page's frame activity over the stepped frames.
@@ -222,6 +228,7 @@ func (in *Inspector) observe(ctx context.Context, s *session.Session, rep *Repor
 	rep.WebGL = &gl
 	rep.Dialogs = append(rep.Dialogs, status.Dialogs...)
 	rep.Requests.Blocked = append(rep.Requests.Blocked, status.Blocked...)
+	rep.Events = status.Events
 	box, err := s.LargestCanvas(ctx)
 	if err != nil {
 		return err
@@ -286,6 +293,7 @@ func (r *Report) fail(kind, msg string, line, col int) {
 func (r *Report) fill(l session.Log) {
 	r.Errors = nonNil(l.Errors)
 	r.Console = nonNil(l.Console)
+	r.ConsoleDropped = l.ConsoleDropped
 	r.Dialogs = append(nonNil(l.Dialogs), r.Dialogs...)
 	blocked := r.Requests.Blocked
 	r.Requests = l.Requests

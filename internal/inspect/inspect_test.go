@@ -357,3 +357,16 @@ func TestShippedExamplesSkipDrawAndRepeat(t *testing.T) {
 		})
 	}
 }
+
+// TestConsoleFloodIsCounted: a console flood keeps the first 500 messages
+// and the report counts the rest.
+func TestConsoleFloodIsCounted(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Frames = 8 }), page("floods.html"))
+	require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+	require.Len(t, r.Console, 500)
+	require.Equal(t, "chatter 499", r.Console[499].Text)
+	require.Equal(t, 100, r.ConsoleDropped)
+	raw, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"console_dropped":100`)
+}
