@@ -32,6 +32,9 @@ func newCheckReports(dir string, o *TaskCheckOptions) *checkReports {
 	sort.Strings(ops)
 	opts := fmt.Sprintf("mutants=%t seed=%d max=%d operators=%s ids=%s viewport=%s",
 		!o.NoMutants, o.Seed, o.MaxMutants, strings.Join(ops, ","), strings.Join(ids, ","), o.Viewport)
+	if o.OnlyMutants {
+		opts += " only-mutants"
+	}
 	return &checkReports{dir: dir, options: opts}
 }
 

@@ -97,3 +97,19 @@ func TestUnjudgedMutants(t *testing.T) {
 	require.Contains(t, Markdown([]*Report{r}), "### Not judged: the machine was overloaded (judge again with --mutants ID)\n\n"+
 		"- simulation/a `delete-call-7` (line 40): delete `tick()`; the page did not respond by its deadline (machine overloaded)\n")
 }
+
+// TestPartialReport: a mutants-only check (another seed's kill rate) is not
+// failed for requirements that only fixtures could have shown breakable,
+// but it still needs every mutant killed.
+func TestPartialReport(t *testing.T) {
+	unbroken := []RequirementCoverage{{Requirement: task.Requirement{ID: "hud"}, Probes: []string{"q"}, BrokenBy: []string{}}}
+	full := &Report{Task: "simulation/a", ReferenceOK: true, Stable: true, Requirements: unbroken,
+		Mutation: &Mutation{Total: 12, Killed: 12}}
+	require.False(t, full.OK(), "a full check must show every requirement breakable")
+	partial := *full
+	partial.Partial = "only the reference and the mutants were judged"
+	require.True(t, partial.OK())
+	require.True(t, partial.Hardened())
+	partial.Mutation = &Mutation{Total: 12, Killed: 11, Survived: 1}
+	require.False(t, partial.Hardened())
+}
