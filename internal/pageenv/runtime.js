@@ -308,13 +308,44 @@
       return apply(realSetAttribute, this, arguments);
     };
   }
-  if (G.Node) {
-    // Inserting parsed markup or a node can start loads (<img>, <script>, <link>).
-    countCall(G.Element && G.Element.prototype, 'insertAdjacentHTML');
-    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) countCall(G.Node.prototype, name);
-    for (const name of ['append', 'prepend', 'after', 'before', 'replaceWith']) countCall(G.Element && G.Element.prototype, name);
-    countSetter(G.Element, 'innerHTML');
-    countSetter(G.Element, 'outerHTML');
+  if (G.Node && G.Element) {
+    // Inserting markup or nodes can start loads (<script>, <link>, <img>…),
+    // but a HUD that rewrites its text every frame must not make every
+    // frame wait: only markup and nodes that can load something count.
+    const loadsMarkup = /<\s*(img|script|link|iframe|frame|video|audio|source|object|embed|style|image|input|track)\b|url\s*\(|\b(src|srcset|href|poster|data)\s*=/i;
+    const RegExpTest = RegExp.prototype.test;
+    const loadingTags = 'img,script,link,iframe,frame,video,audio,source,object,embed,style,image,input,track';
+    const ElementMatches = G.Element.prototype.matches;
+    const ElementQuery = G.Element.prototype.querySelector;
+    const FragmentQuery = G.DocumentFragment && G.DocumentFragment.prototype.querySelector;
+    const markupMayLoad = (v) => apply(RegExpTest, loadsMarkup, [String(v)]);
+    const nodeMayLoad = (n) => {
+      if (n === null || typeof n !== 'object') return false; // text
+      try {
+        if (n.nodeType === 1) return apply(ElementMatches, n, [loadingTags]) || apply(ElementQuery, n, [loadingTags]) !== null;
+        if (n.nodeType === 11 && FragmentQuery) return apply(FragmentQuery, n, [loadingTags]) !== null;
+        return false; // text, comment
+      } catch (e) { return true; }
+    };
+    const countIf = (obj, name, mayLoad) => {
+      const orig = obj && obj[name];
+      if (typeof orig !== 'function') return;
+      obj[name] = function () {
+        for (let i = 0; i < arguments.length; i++) if (mayLoad(arguments[i], i)) { netCalls++; break; }
+        return apply(orig, this, arguments);
+      };
+    };
+    countIf(G.Element.prototype, 'insertAdjacentHTML', (v, i) => i === 1 && markupMayLoad(v));
+    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) countIf(G.Node.prototype, name, (n, i) => i === 0 && nodeMayLoad(n));
+    for (const name of ['append', 'prepend', 'after', 'before', 'replaceWith']) countIf(G.Element.prototype, name, nodeMayLoad);
+    for (const prop of ['innerHTML', 'outerHTML']) {
+      const desc = Object.getOwnPropertyDescriptor(G.Element.prototype, prop);
+      if (!desc || !desc.set || !desc.configurable) continue;
+      ObjectDefine(G.Element.prototype, prop, {
+        configurable: true, enumerable: desc.enumerable, get: desc.get,
+        set: function (v) { if (markupMayLoad(v)) netCalls++; return apply(desc.set, this, [v]); },
+      });
+    }
   }
   if (G.HTMLImageElement) {
     const desc = Object.getOwnPropertyDescriptor(G.HTMLImageElement.prototype, 'src');

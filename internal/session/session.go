@@ -118,6 +118,8 @@ type Session struct {
 	netSeen, startedSeen int64
 	// pace is the page's measured wall time per stepped frame (0: unknown).
 	pace time.Duration
+	// waits counts the network waits Step made (for tests).
+	waits int
 }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is

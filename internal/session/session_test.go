@@ -300,6 +300,7 @@ func TestHeldInput(t *testing.T) {
 func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 	ctx := context.Background()
 	type loads struct{ Frame, Fetched, Image, Timer, Handler int }
+	var lastWaits int
 	run := func(chunks []int) loads {
 		s := open(t, filepath.Join("testdata", "lateloads", "index.html"))
 		for i, n := range chunks {
@@ -313,6 +314,7 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 		require.NoError(t, err)
 		var l loads
 		require.NoError(t, json.Unmarshal(raw.JSON, &l))
+		lastWaits = s.waits
 		return l
 	}
 	// Frame 1 is the first stepped frame; timers due in frame 30 run at the
@@ -320,6 +322,9 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 	// comes after 2 + 3 = 5 frames.
 	want := loads{Frame: 60, Fetched: 11, Image: 21, Timer: 32, Handler: 6}
 	require.Equal(t, want, run([]int{2, 3, 55}))
+	// The waits: before the first frame, after the key press, and after each
+	// of the frames 10, 20 and 31 that asked for something.
+	require.Equal(t, 5, lastWaits, "frames that ask for nothing do not wait")
 	ones := []int{2, 3}
 	for range 55 {
 		ones = append(ones, 1)

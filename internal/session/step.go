@@ -81,8 +81,11 @@ func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error
 		since := int64(-1)
 		if s.settled() {
 			since = s.netSeen
-		} else if err := s.WaitIdle(ctx); err != nil {
-			return out, err
+		} else {
+			s.waits++
+			if err := s.WaitIdle(ctx); err != nil {
+				return out, err
+			}
 		}
 		limit := s.cfg.CallTimeout
 		if drawn {
