@@ -270,23 +270,30 @@
   // the next frames without first waiting for the network to settle; a
   // change makes it wait (see step's opts.since).
   let netCalls = 0;
-  function countCall(obj, name) {
+  const always = () => true;
+  // countCall wraps obj[name] so that a call counts when mayLoad(arg, i)
+  // holds for one of its arguments (every call by default).
+  function countCall(obj, name, mayLoad = always) {
     const orig = obj && obj[name];
     if (typeof orig !== 'function') return;
-    obj[name] = function () { netCalls++; return apply(orig, this, arguments); };
+    obj[name] = function () {
+      if (mayLoad === always) netCalls++;
+      else for (let i = 0; i < arguments.length; i++) if (mayLoad(arguments[i], i)) { netCalls++; break; }
+      return apply(orig, this, arguments);
+    };
   }
   function countConstruct(name) {
     const Real = G[name];
     if (typeof Real !== 'function' || typeof Proxy !== 'function') return;
     G[name] = new Proxy(Real, { construct(target, args, newTarget) { netCalls++; return ReflectConstruct(target, args, newTarget); } });
   }
-  function countSetter(Ctor, prop) {
+  function countSetter(Ctor, prop, mayLoad = always) {
     if (!Ctor) return;
     const desc = Object.getOwnPropertyDescriptor(Ctor.prototype, prop);
     if (!desc || !desc.set || !desc.configurable) return;
     ObjectDefine(Ctor.prototype, prop, {
       configurable: true, enumerable: desc.enumerable, get: desc.get,
-      set: function (v) { netCalls++; return apply(desc.set, this, [v]); },
+      set: function (v) { if (mayLoad(v, 0)) netCalls++; return apply(desc.set, this, [v]); },
     });
   }
   countCall(G, 'fetch');
@@ -301,12 +308,8 @@
   countSetter(G.HTMLImageElement, 'srcset');
   countSetter(G.HTMLObjectElement, 'data');
   if (G.Element) {
-    const realSetAttribute = G.Element.prototype.setAttribute;
     const loading = { src: 1, href: 1, srcset: 1, data: 1, poster: 1, 'xlink:href': 1 };
-    G.Element.prototype.setAttribute = function (name) {
-      if (loading[String(name).toLowerCase()] === 1) netCalls++;
-      return apply(realSetAttribute, this, arguments);
-    };
+    countCall(G.Element.prototype, 'setAttribute', (name, i) => i === 0 && loading[String(name).toLowerCase()] === 1);
   }
   if (G.Node && G.Element) {
     // Inserting markup or nodes can start loads (<script>, <link>, <img>…),
@@ -327,25 +330,11 @@
         return false; // text, comment
       } catch (e) { return true; }
     };
-    const countIf = (obj, name, mayLoad) => {
-      const orig = obj && obj[name];
-      if (typeof orig !== 'function') return;
-      obj[name] = function () {
-        for (let i = 0; i < arguments.length; i++) if (mayLoad(arguments[i], i)) { netCalls++; break; }
-        return apply(orig, this, arguments);
-      };
-    };
-    countIf(G.Element.prototype, 'insertAdjacentHTML', (v, i) => i === 1 && markupMayLoad(v));
-    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) countIf(G.Node.prototype, name, (n, i) => i === 0 && nodeMayLoad(n));
-    for (const name of ['append', 'prepend', 'after', 'before', 'replaceWith']) countIf(G.Element.prototype, name, nodeMayLoad);
-    for (const prop of ['innerHTML', 'outerHTML']) {
-      const desc = Object.getOwnPropertyDescriptor(G.Element.prototype, prop);
-      if (!desc || !desc.set || !desc.configurable) continue;
-      ObjectDefine(G.Element.prototype, prop, {
-        configurable: true, enumerable: desc.enumerable, get: desc.get,
-        set: function (v) { if (markupMayLoad(v)) netCalls++; return apply(desc.set, this, [v]); },
-      });
-    }
+    countCall(G.Element.prototype, 'insertAdjacentHTML', (v, i) => i === 1 && markupMayLoad(v));
+    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) countCall(G.Node.prototype, name, (n, i) => i === 0 && nodeMayLoad(n));
+    for (const name of ['append', 'prepend', 'after', 'before', 'replaceWith']) countCall(G.Element.prototype, name, nodeMayLoad);
+    countSetter(G.Element, 'innerHTML', markupMayLoad);
+    countSetter(G.Element, 'outerHTML', markupMayLoad);
   }
   if (G.HTMLImageElement) {
     const desc = Object.getOwnPropertyDescriptor(G.HTMLImageElement.prototype, 'src');

@@ -107,17 +107,17 @@ func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error
 		if r.Net == r.NetBefore && r.Pending == 0 {
 			s.netSeen = r.Net
 		}
-		for _, pf := range r.PerFrame {
-			out.Callbacks = append(out.Callbacks, pf[0])
-			out.Draws = append(out.Draws, pf[1])
-		}
-		out.Frames += len(r.PerFrame)
-		out.Frame, out.VirtualMs = r.Frame, r.VirtualMs
-		s.frame.Store(int64(r.Frame))
 		stepped := len(r.PerFrame)
 		if stepped == 0 {
 			return out, fmt.Errorf("stepping %d frames: the page stepped none", k)
 		}
+		for _, pf := range r.PerFrame {
+			out.Callbacks = append(out.Callbacks, pf[0])
+			out.Draws = append(out.Draws, pf[1])
+		}
+		out.Frames += stepped
+		out.Frame, out.VirtualMs = r.Frame, r.VirtualMs
+		s.frame.Store(int64(r.Frame))
 		done += stepped
 		if perFrame := took / time.Duration(stepped); !drawn || stepped > 1 {
 			s.pace = perFrame // a drawn frame's time is mostly the GPU's

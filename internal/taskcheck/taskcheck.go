@@ -212,41 +212,10 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts 
 	rep.Reference, rep.ReferenceOK, rep.Stable, rep.ReferenceMsgs = ref.first, ref.ok, ref.stable, ref.problems
 	if opts.OnlyMutants {
 		rep.Partial = "only the reference and the mutants were judged: alternates and fixtures were not"
-		if opts.Mutants && rep.ReferenceOK && rep.Stable {
-			m, err := runMutants(ctx, j, t, c, params, rep.Reference.StateHash, filepath.Join(work, "mutants"), opts)
-			if err != nil {
-				return nil, err
-			}
-			rep.Mutation = m
-		}
-		rep.Requirements = requirementCoverage(t, c, rep)
+	} else if stop, err := judgeAlternatesAndFixtures(ctx, j, t, c, params, work, rep); err != nil {
+		return nil, err
+	} else if stop {
 		return rep, nil
-	}
-	alts, err := t.Alternates()
-	if err != nil {
-		rep.Lint = append(rep.Lint, err.Error())
-	}
-	rep.Alternates = []AlternateResult{}
-	for _, a := range alts {
-		r := judgeSolution(ctx, j, t, c, params, a.Style, a.Page, filepath.Join(work, "alternates", a.Style), false)
-		if r.err != nil {
-			return nil, r.err
-		}
-		rep.Alternates = append(rep.Alternates, AlternateResult{Style: a.Style, OK: r.ok && r.stable, Problems: r.problems, Trial: r.first})
-	}
-	fixtures, err := t.Fixtures()
-	if err != nil {
-		rep.Lint = append(rep.Lint, err.Error())
-		return rep, nil
-	}
-	for _, fx := range fixtures {
-		tr, err := j.Run(ctx, trial.Input{Key: "fixture-" + fx.Name, Task: t, Contract: c, Page: fx.Page, Params: params,
-			Model: "fixtures", Candidate: fx.Name, Dir: filepath.Join(work, "fixtures", fx.Name)})
-		if err != nil {
-			return nil, err
-		}
-		ok, msg := run.CheckFixture(tr, fx.Expect)
-		rep.Fixtures = append(rep.Fixtures, FixtureResult{Name: fx.Name, OK: ok, Message: msg, Trial: tr})
 	}
 	if opts.Mutants && rep.ReferenceOK && rep.Stable {
 		m, err := runMutants(ctx, j, t, c, params, rep.Reference.StateHash, filepath.Join(work, "mutants"), opts)
@@ -257,6 +226,38 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts 
 	}
 	rep.Requirements = requirementCoverage(t, c, rep)
 	return rep, nil
+}
+
+// judgeAlternatesAndFixtures judges t's alternate solutions and fixtures
+// into rep. stop reports a problem found by lint that ends the check.
+func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report) (stop bool, err error) {
+	alts, err := t.Alternates()
+	if err != nil {
+		rep.Lint = append(rep.Lint, err.Error())
+	}
+	rep.Alternates = []AlternateResult{}
+	for _, a := range alts {
+		r := judgeSolution(ctx, j, t, c, params, a.Style, a.Page, filepath.Join(work, "alternates", a.Style), false)
+		if r.err != nil {
+			return false, r.err
+		}
+		rep.Alternates = append(rep.Alternates, AlternateResult{Style: a.Style, OK: r.ok && r.stable, Problems: r.problems, Trial: r.first})
+	}
+	fixtures, err := t.Fixtures()
+	if err != nil {
+		rep.Lint = append(rep.Lint, err.Error())
+		return true, nil
+	}
+	for _, fx := range fixtures {
+		tr, err := j.Run(ctx, trial.Input{Key: "fixture-" + fx.Name, Task: t, Contract: c, Page: fx.Page, Params: params,
+			Model: "fixtures", Candidate: fx.Name, Dir: filepath.Join(work, "fixtures", fx.Name)})
+		if err != nil {
+			return false, err
+		}
+		ok, msg := run.CheckFixture(tr, fx.Expect)
+		rep.Fixtures = append(rep.Fixtures, FixtureResult{Name: fx.Name, OK: ok, Message: msg, Trial: tr})
+	}
+	return false, nil
 }
 
 // requirementCoverage maps each requirement of t's brief to its covering
