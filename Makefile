@@ -4,18 +4,28 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium web build demo check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium browser-user web build demo check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
-## setup: install what is missing (Debian chromium, vendored npm packages) and build
-setup: chromium web build
+## setup: install what is missing (Debian chromium, the browser's system user when run as
+## root, vendored npm packages) and build
+setup: chromium browser-user web build
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
 		echo "installing Debian chromium (apt-get)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this
+# unprivileged system user (no home, no login shell); as anyone else it is not needed.
+BROWSER_USER ?= worldprobe-browser
+browser-user:
+	@if [ "$$(id -u)" = 0 ] && ! id -u $(BROWSER_USER) >/dev/null 2>&1; then \
+		echo "creating the system user $(BROWSER_USER) for Chromium's sandbox"; \
+		useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin $(BROWSER_USER); \
 	fi
 
 # npm ci only when the lockfile changed since the last install.

@@ -48,6 +48,14 @@ type Options struct {
 	// ExtraFlags are added to (or override) Flags; used by benchmarks,
 	// e.g. to lift the frame-rate limit of a plain-Chromium baseline.
 	ExtraFlags map[string]any
+	// UnsafeNoSandbox starts Chromium with --no-sandbox. Never the default:
+	// without the sandbox a renderer exploit in a candidate page runs as
+	// the browser's user with its filesystem. Reports say when it was set.
+	UnsafeNoSandbox bool
+	// BrowserUser is the system user the browser runs as when worldprobe
+	// runs as root; empty means $WORLDPROBE_BROWSER_USER, else
+	// DefaultBrowserUser.
+	BrowserUser string
 }
 
 // Browser is one running Chromium process.
@@ -59,6 +67,7 @@ type Browser struct {
 	slots       chan struct{}
 	version     string
 	userDir     string
+	sandbox     Sandbox
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -96,7 +105,7 @@ func FindChromium(flag string) (string, error) {
 func Flags(width, height int) map[string]any {
 	return map[string]any{
 		"headless":                               true,
-		"no-sandbox":                             true,
+		"no-sandbox":                             false, // never passed: chromedp adds it as root unless told false
 		"use-angle":                              "swiftshader",
 		"enable-unsafe-swiftshader":              true,
 		"ignore-gpu-blocklist":                   true,
@@ -127,7 +136,7 @@ func Flags(width, height int) map[string]any {
 		"disable-extensions":                     true,
 		"disable-breakpad":                       true,
 		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication",
-		"enable-features":                        "NetworkService,NetworkServiceInProcess",
+		"enable-features":                        "NetworkServiceSandbox",
 		"metrics-recording-only":                 true,
 		"password-store":                         "basic",
 		"use-mock-keychain":                      true,
@@ -151,6 +160,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
+	sandbox, err := planSandbox(opts.BrowserUser, opts.UnsafeNoSandbox)
+	if err != nil {
+		return nil, err
+	}
 	userDir, err := os.MkdirTemp("", "worldprobe-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a Chromium profile folder: %w", err)
@@ -160,15 +173,24 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		os.RemoveAll(userDir)
 		return nil, fmt.Errorf("creating the browser's home folder: %w", err)
 	}
+	if err := sandbox.handOver(userDir); err != nil {
+		os.RemoveAll(userDir)
+		return nil, err
+	}
 	allocOpts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(userDir),
 		chromedp.NoInheritEnv,
 		chromedp.Env(Environment(home)...),
+		chromedp.ModifyCmdFunc(sandbox.command),
 	}
 	flags := Flags(opts.Width, opts.Height)
 	for name, value := range opts.ExtraFlags {
 		flags[name] = value
+	}
+	if !sandbox.On {
+		flags["no-sandbox"] = true
+		opts.Logger.Warn("Chromium runs WITHOUT its sandbox (--unsafe-no-sandbox): candidate pages are not confined", "user", sandbox.User)
 	}
 	for name, value := range flags {
 		allocOpts = append(allocOpts, chromedp.Flag(name, value))
@@ -180,7 +202,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), allocOpts...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
 	b := &Browser{opts: opts, allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
-		slots: make(chan struct{}, opts.Jobs), userDir: userDir}
+		slots: make(chan struct{}, opts.Jobs), userDir: userDir, sandbox: sandbox}
 
 	// The browser lives as long as the context of its first run: bctx.
 	unhook := context.AfterFunc(ctx, bcancel)
@@ -197,10 +219,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	}
 	if err != nil {
 		_ = b.Close()
-		return nil, fmt.Errorf("starting Chromium %s: %w", path, err)
+		return nil, explainStartFailure(fmt.Errorf("starting Chromium %s: %w", path, err), sandbox)
 	}
 	b.version = product
-	opts.Logger.Debug("chromium started", "path", path, "version", product, "jobs", opts.Jobs)
+	opts.Logger.Debug("chromium started", "path", path, "version", product, "jobs", opts.Jobs, "sandbox", sandbox.On, "user", sandbox.User)
 	return b, nil
 }
 
@@ -257,6 +279,9 @@ func (b *Browser) PID() int {
 // ProfileDir is the browser's profile folder, removed by Close; the
 // browser's home folder (HOME) is its "home" subfolder.
 func (b *Browser) ProfileDir() string { return b.userDir }
+
+// Sandbox says how the browser's processes are confined.
+func (b *Browser) Sandbox() Sandbox { return b.sandbox }
 
 // Jobs is the number of pages that may be open at once.
 func (b *Browser) Jobs() int { return cap(b.slots) }

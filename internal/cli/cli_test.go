@@ -51,6 +51,7 @@ func TestInspectExitCodesAndJSON(t *testing.T) {
 	}
 	require.Equal(t, "ok", reports[0]["outcome"])
 	require.Equal(t, 10.0, reports[0]["frames"])
+	require.Equal(t, true, reports[0]["sandbox"].(map[string]any)["on"], "the report says the sandbox was on")
 	require.Equal(t, "crash", reports[1]["outcome"])
 	require.Equal(t, "js_exception", reports[1]["crash"].(map[string]any)["kind"])
 	require.Contains(t, errOut, "[2/2]")
@@ -59,6 +60,15 @@ func TestInspectExitCodesAndJSON(t *testing.T) {
 	require.Equal(t, ExitOK, code)
 	require.Contains(t, out, "outcome:   ok")
 	require.Contains(t, out, "frames:    5 (83.3 virtual ms at 60 fps, seed 1)")
+}
+
+// TestUnsafeNoSandboxIsReported: without the sandbox the command warns on
+// stderr and the report says so.
+func TestUnsafeNoSandboxIsReported(t *testing.T) {
+	code, out, errOut := execute(t, "inspect", "--unsafe-no-sandbox", "--frames", "5", filepath.Join(pagesDir(), "ok.html"))
+	require.Equal(t, ExitOK, code, errOut)
+	require.Contains(t, errOut, "WARNING: Chromium runs without its sandbox (--unsafe-no-sandbox)")
+	require.Contains(t, out, "sandbox:   OFF (--unsafe-no-sandbox)")
 }
 
 func TestUsageErrors(t *testing.T) {

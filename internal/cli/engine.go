@@ -26,6 +26,8 @@ type engineFlags struct {
 	Jobs     int
 	Web      string
 	Viewport string
+	// UnsafeNoSandbox runs Chromium without its sandbox (never the default).
+	UnsafeNoSandbox bool
 }
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +35,8 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Jobs, "jobs", min(2, runtime.NumCPU()), "pages run at once (one browser context each)")
 	fs.StringVar(&f.Web, "web", "", "vendored node_modules folder (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
 	fs.StringVar(&f.Viewport, "viewport", "1280x800", "viewport WIDTHxHEIGHT in CSS pixels (device scale 1)")
+	fs.BoolVar(&f.UnsafeNoSandbox, "unsafe-no-sandbox", false,
+		"run Chromium WITHOUT its sandbox, when it cannot start on this machine (candidate pages are then unconfined; every report says so)")
 }
 
 func (f *engineFlags) size() (int, int, error) {
@@ -82,9 +86,13 @@ func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *reso
 	if err != nil {
 		return nil, nil, runtimeErr(fmt.Errorf("loading vendored packages: %w", err))
 	}
-	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: w, Height: h})
+	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: w, Height: h,
+		UnsafeNoSandbox: f.UnsafeNoSandbox})
 	if err != nil {
 		return nil, nil, runtimeErr(err)
+	}
+	if sb := b.Sandbox(); !sb.On {
+		fmt.Fprintf(io.ErrOut, "WARNING: Chromium runs without its sandbox (--unsafe-no-sandbox): a hostile page is confined only by the network rules, as %s\n", sb.User)
 	}
 	return b, res, nil
 }

@@ -190,6 +190,9 @@ func printSummary(w io.Writer, r *inspect.Report) {
 		fmt.Fprintf(w, "  reason:    %s%s\n", r.Crash.Message, loc)
 	}
 	fmt.Fprintf(w, "  frames:    %d (%.1f virtual ms at %g fps, seed %d)\n", r.Frames, r.VirtualMs, r.FPS, r.Seed)
+	if r.Sandbox != nil && !r.Sandbox.On {
+		fmt.Fprintf(w, "  sandbox:   %s\n", r.Sandbox)
+	}
 	if r.ThreeVersion != "" {
 		fmt.Fprintf(w, "  three.js:  %s\n", r.ThreeVersion)
 	}

@@ -188,7 +188,8 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	}
 	reportPath := filepath.Join(out, "report.html")
 	if err := report.WriteHTML(reportPath, report.Page{Title: "worldprobe run: " + filepath.Base(o.Suite),
-		Generated: time.Now().UTC().Format(time.RFC3339), Trials: sum.Trials}); err != nil {
+		Generated: time.Now().UTC().Format(time.RFC3339), Trials: sum.Trials,
+		Sandbox: b.Sandbox().String(), Unsandboxed: !b.Sandbox().On}); err != nil {
 		return runtimeErr(err)
 	}
 	fmt.Fprintf(io.Out, "\n%d trials (%d run, %d kept) · results: %s · report: %s\n", len(sum.Trials), sum.Ran, sum.Kept, sum.DB, reportPath)

@@ -41,7 +41,21 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	require.Contains(t, stdout, "ok   simulation/tiny/frozen: fails as expected: the box never moves")
 	require.FileExists(t, filepath.Join(out, "report.html"))
 	require.FileExists(t, filepath.Join(out, "results.db"))
-	require.FileExists(t, filepath.Join(out, "lock.json"))
+	lockRaw, err := os.ReadFile(filepath.Join(out, "lock.json"))
+	require.NoError(t, err)
+	var lock struct {
+		Sandbox struct {
+			On   bool
+			User string
+		}
+	}
+	require.NoError(t, json.Unmarshal(lockRaw, &lock))
+	require.True(t, lock.Sandbox.On, "lock.json records Chromium's sandbox: %s", lockRaw)
+	require.NotEmpty(t, lock.Sandbox.User)
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), "browser: Chromium&#39;s sandbox (namespaces, seccomp-bpf), as "+lock.Sandbox.User)
+	require.NotContains(t, string(page), "had no sandbox")
 	trials := readTrials(t, out)
 	require.Len(t, trials, 2)
 	oracle := trials["simulation_tiny__oracle__solution__s0"]

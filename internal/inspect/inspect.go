@@ -104,6 +104,8 @@ type Report struct {
 	WebGL        *session.GLStatus    `json:"webgl,omitempty"`
 	Loop         *Loop                `json:"loop,omitempty"`
 	Timing       Timing               `json:"timing"`
+	// Sandbox is how the browser was confined.
+	Sandbox *browser.Sandbox `json:"sandbox,omitempty"`
 }
 
 // Loop counts the page's frame activity over the stepped frames.
@@ -137,6 +139,10 @@ func (in *Inspector) Inspect(ctx context.Context, path string) (*Report, error) 
 		o.Logger = slog.Default()
 	}
 	rep := &Report{Page: path, Seed: o.Seed, FPS: o.FPS, Outcome: OutcomeOK}
+	if in.Browser != nil {
+		sb := in.Browser.Sandbox()
+		rep.Sandbox = &sb
+	}
 	if _, err := os.Stat(path); err != nil {
 		rep.fail(CrashLoadFailed, fmt.Sprintf("page not found: %v", err), 0, 0)
 		return rep, nil

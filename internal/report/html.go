@@ -24,11 +24,15 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 
 // Page is what the HTML report shows.
 type Page struct {
-	Title      string
-	Generated  string
-	Rows       []metrics.Row
-	Categories []string
-	Trials     []*result.Trial
+	Title     string
+	Generated string
+	// Sandbox says how the browser was confined (browser.Sandbox.String);
+	// Unsandboxed puts a warning at the top when it was not.
+	Sandbox     string
+	Unsandboxed bool
+	Rows        []metrics.Row
+	Categories  []string
+	Trials      []*result.Trial
 }
 
 // WriteHTML renders the report to path atomically. Screenshot paths in

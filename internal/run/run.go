@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -35,8 +36,10 @@ type Config struct {
 // Lock pins what the run judged: digests of tasks and candidates and the
 // versions of worldprobe and Chromium. lock.json holds it.
 type Lock struct {
-	Worldprobe string            `json:"worldprobe"`
-	Chromium   string            `json:"chromium"`
+	Worldprobe string `json:"worldprobe"`
+	Chromium   string `json:"chromium"`
+	// Sandbox is how the browser was confined.
+	Sandbox    browser.Sandbox   `json:"sandbox"`
 	Tasks      map[string]string `json:"tasks"`
 	Candidates map[string]string `json:"candidates"`
 }
@@ -87,6 +90,9 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
+	if o.Judge != nil && o.Judge.Browser != nil {
+		lock.Sandbox = o.Judge.Browser.Sandbox()
+	}
 	for _, p := range o.Plan {
 		lock.Tasks[p.Task.ID] = p.TaskDigest
 		if p.Page != "" {

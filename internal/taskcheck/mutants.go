@@ -427,8 +427,11 @@ func Markdown(reports []*Report) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var tot Mutation
 	hardened := 0
-	var survivors, equivalents, unjudged, few, uncovered []string
+	var survivors, equivalents, unjudged, few, uncovered, unsandboxed []string
 	for _, r := range reports {
+		if r.Sandbox != nil && !r.Sandbox.On {
+			unsandboxed = append(unsandboxed, "- "+r.Task)
+		}
 		fx := 0
 		for _, f := range r.Fixtures {
 			if f.OK {
@@ -507,6 +510,7 @@ func Markdown(reports []*Report) string {
 			fmt.Fprintf(&b, "\n### %s\n\n%s\n", title, strings.Join(lines, "\n"))
 		}
 	}
+	section("Checked WITHOUT Chromium's sandbox (--unsafe-no-sandbox)", unsandboxed)
 	section("Survivors", survivors)
 	section("Not judged: the machine was overloaded (judge again with --mutants ID)", unjudged)
 	section("Equivalent mutants (excluded from the kill rate)", equivalents)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/result"
@@ -54,6 +55,8 @@ type Report struct {
 	// Requirements is the brief's requirements with the probes that cover
 	// them and what showed those probes can break.
 	Requirements []RequirementCoverage `json:"requirements"`
+	// Sandbox is how the browser that made the report was confined.
+	Sandbox *browser.Sandbox `json:"sandbox,omitempty"`
 }
 
 // RequirementCoverage is one requirement of the brief in a check.
@@ -188,6 +191,10 @@ type Options struct {
 func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts Options) (*Report, error) {
 	rep := &Report{Task: t.ID, Lint: []string{}, ReferenceMsgs: []string{}, Stable: true, Alternates: []AlternateResult{},
 		Requirements: []RequirementCoverage{}}
+	if j.Browser != nil {
+		sb := j.Browser.Sandbox()
+		rep.Sandbox = &sb
+	}
 	for _, f := range task.Lint(t) {
 		rep.Lint = append(rep.Lint, f.String())
 	}
