@@ -52,6 +52,9 @@ type Options struct {
 	// without the sandbox a renderer exploit in a candidate page runs as
 	// the browser's user with its filesystem. Reports say when it was set.
 	UnsafeNoSandbox bool
+	// Memory caps the memory of the browser's processes (defaults:
+	// MemoryLimits).
+	Memory MemoryLimits
 	// BrowserUser is the system user the browser runs as when worldprobe
 	// runs as root; empty means $WORLDPROBE_BROWSER_USER, else
 	// DefaultBrowserUser.
@@ -68,6 +71,8 @@ type Browser struct {
 	version     string
 	userDir     string
 	sandbox     Sandbox
+	memory      *memoryWatch
+	watchStop   context.CancelFunc
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -222,6 +227,12 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		return nil, explainStartFailure(fmt.Errorf("starting Chromium %s: %w", path, err), sandbox)
 	}
 	b.version = product
+	limits := opts.Memory.resolved(opts.Jobs)
+	b.memory = &memoryWatch{limits: limits, root: b.PID(), logger: opts.Logger}
+	var watchCtx context.Context
+	watchCtx, b.watchStop = context.WithCancel(context.Background())
+	go b.memory.run(watchCtx)
+	opts.Logger.Debug("memory caps", "per_page", limits.PerPage, "total", limits.Total)
 	opts.Logger.Debug("chromium started", "path", path, "version", product, "jobs", opts.Jobs, "sandbox", sandbox.On, "user", sandbox.User)
 	return b, nil
 }
@@ -283,12 +294,18 @@ func (b *Browser) ProfileDir() string { return b.userDir }
 // Sandbox says how the browser's processes are confined.
 func (b *Browser) Sandbox() Sandbox { return b.sandbox }
 
+// MemoryLimits are the caps the browser's watchdog enforces.
+func (b *Browser) MemoryLimits() MemoryLimits { return b.memory.limits }
+
 // Jobs is the number of pages that may be open at once.
 func (b *Browser) Jobs() int { return cap(b.slots) }
 
 // Close ends the Chromium process and removes its profile folder.
 func (b *Browser) Close() error {
 	b.closeOnce.Do(func() {
+		if b.watchStop != nil {
+			b.watchStop()
+		}
 		b.cancel()
 		b.allocCancel()
 		if err := os.RemoveAll(b.userDir); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -18,6 +19,13 @@ type Page struct {
 	cancel  context.CancelFunc
 	release func()
 	once    sync.Once
+	browser *Browser
+	opened  time.Time
+
+	crashMu     sync.Mutex
+	crashStatus string // Target.targetCrashed status: "killed", "crashed", …
+	crashCode   int
+	crashSeen   chan struct{}
 }
 
 // NewPage waits for a free job slot, then opens a tab in a fresh browser
@@ -48,7 +56,44 @@ func (b *Browser) NewPage(ctx context.Context, listener func(ev any)) (*Page, er
 		release()
 		return nil, fmt.Errorf("opening a browser tab: %w", err)
 	}
-	return &Page{ctx: tctx, cancel: cancel, release: release}, nil
+	p := &Page{ctx: tctx, cancel: cancel, release: release, browser: b, opened: time.Now(), crashSeen: make(chan struct{})}
+	id := chromedp.FromContext(tctx).Target.TargetID
+	var seen sync.Once
+	chromedp.ListenBrowser(tctx, func(ev any) {
+		if c, ok := ev.(*target.EventTargetCrashed); ok && c.TargetID == id {
+			p.crashMu.Lock()
+			p.crashStatus, p.crashCode = c.Status, int(c.ErrorCode)
+			p.crashMu.Unlock()
+			seen.Do(func() { close(p.crashSeen) })
+		}
+	})
+	return p, nil
+}
+
+// CrashCause says why the page's renderer ended, once the page has
+// crashed: kill is set when the memory watchdog ended it (the page used
+// more than its share), else status is Chromium's termination status
+// ("crashed" with a signal: a V8 out-of-memory abort or a bug;
+// "killed": ended from outside). It waits up to wait for Chromium's
+// report.
+func (p *Page) CrashCause(wait time.Duration) (kill *MemoryKill, status string) {
+	select {
+	case <-p.crashSeen:
+	case <-time.After(wait):
+	}
+	p.crashMu.Lock()
+	status = p.crashStatus
+	if p.crashCode != 0 {
+		status = fmt.Sprintf("%s (code %d)", p.crashStatus, p.crashCode)
+	}
+	killed := p.crashStatus == "killed"
+	p.crashMu.Unlock()
+	if killed {
+		if k, ok := p.browser.memory.killedSince(p.opened); ok {
+			return &k, status
+		}
+	}
+	return nil, status
 }
 
 // Context returns the chromedp context of the tab. Derive per-call deadlines

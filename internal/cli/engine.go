@@ -28,6 +28,8 @@ type engineFlags struct {
 	Viewport string
 	// UnsafeNoSandbox runs Chromium without its sandbox (never the default).
 	UnsafeNoSandbox bool
+	// PageMemoryMiB caps one page's renderer; 0 means no cap.
+	PageMemoryMiB int
 }
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
@@ -35,6 +37,8 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Jobs, "jobs", min(2, runtime.NumCPU()), "pages run at once (one browser context each)")
 	fs.StringVar(&f.Web, "web", "", "vendored node_modules folder (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
 	fs.StringVar(&f.Viewport, "viewport", "1280x800", "viewport WIDTHxHEIGHT in CSS pixels (device scale 1)")
+	fs.IntVar(&f.PageMemoryMiB, "page-memory", int(browser.DefaultPageMemory>>20),
+		"MiB one page's renderer (heaps, ArrayBuffers, workers) may hold; past it the page ends as page_crashed, cause memory (0: no cap)")
 	fs.BoolVar(&f.UnsafeNoSandbox, "unsafe-no-sandbox", false,
 		"run Chromium WITHOUT its sandbox, when it cannot start on this machine (candidate pages are then unconfined; every report says so)")
 }
@@ -74,6 +78,13 @@ func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *reso
 	if f.Jobs < 1 {
 		return nil, nil, usageErr("--jobs must be at least 1")
 	}
+	if f.PageMemoryMiB < 0 {
+		return nil, nil, usageErr("--page-memory must be 0 (no cap) or a number of MiB")
+	}
+	perPage := int64(f.PageMemoryMiB) << 20
+	if perPage == 0 {
+		perPage = -1
+	}
 	w, h, err := f.size()
 	if err != nil {
 		return nil, nil, err
@@ -87,7 +98,7 @@ func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *reso
 		return nil, nil, runtimeErr(fmt.Errorf("loading vendored packages: %w", err))
 	}
 	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: w, Height: h,
-		UnsafeNoSandbox: f.UnsafeNoSandbox})
+		UnsafeNoSandbox: f.UnsafeNoSandbox, Memory: browser.MemoryLimits{PerPage: perPage}})
 	if err != nil {
 		return nil, nil, runtimeErr(err)
 	}

@@ -46,7 +46,12 @@ when worldprobe steps a frame, by exactly 1000/--fps ms. The same page and seed
 give the same state_hash on any machine, loaded or not.
 
 Outcomes: ok, or crash with a kind: load_failed, js_exception, no_webgl,
-webgl_context_lost, render_loop_dead, timeout, page_crashed.
+webgl_context_lost, render_loop_dead, timeout, page_crashed (with cause "memory"
+when the page's renderer held more than --page-memory MiB and was ended).
+
+Chromium runs with its own sandbox (as the system user worldprobe-browser when
+worldprobe is root) and none of worldprobe's environment; --unsafe-no-sandbox
+turns the sandbox off where it cannot start, and the report says so.
 
 Exit status: 0 when every page is ok, 1 when any crashed, 2 on usage errors,
 3 when the browser or vendored packages are missing.`,

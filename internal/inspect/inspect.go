@@ -61,7 +61,10 @@ func Defaults() Options {
 
 // Crash describes why a page crashed.
 type Crash struct {
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Cause refines a page_crashed: "memory" when the page was ended for
+	// using more memory than its share.
+	Cause   string `json:"cause,omitempty"`
 	Message string `json:"message"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
@@ -270,7 +273,9 @@ func (in *Inspector) finishBroken(ctx context.Context, s *session.Session, rep *
 	switch {
 	case errors.Is(err, session.ErrCrashed):
 		rep.fill(s.Log())
-		rep.fail(CrashPageCrashed, "the page's renderer process crashed (for example out of memory)", 0, 0)
+		cause, msg := s.CrashCause()
+		rep.fail(CrashPageCrashed, msg, 0, 0)
+		rep.Crash.Cause = cause
 	case errors.Is(err, session.ErrUnresponsive):
 		_ = s.Interrupt()
 		// With the page's script stopped, the runtime can still say how far it got.

@@ -370,3 +370,38 @@ func TestConsoleFloodIsCounted(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"console_dropped":100`)
 }
+
+// TestMemoryHogEndsAloneAndTheNeighbourPasses: a page that takes 8 GiB of
+// ArrayBuffers (no JavaScript heap limit stops that) is ended by the
+// memory watchdog as page_crashed with cause memory, while a page judged
+// beside it in the same browser passes with the state hash it has alone.
+func TestMemoryHogEndsAloneAndTheNeighbourPasses(t *testing.T) {
+	require.NoError(t, setupErr, "run 'make setup'")
+	b, err := browser.Launch(context.Background(), browser.Options{Jobs: 2, Memory: browser.MemoryLimits{PerPage: 768 << 20}})
+	require.NoError(t, err)
+	defer b.Close()
+	in := inspector(t, func(o *Options) { o.Timeout = 60 * time.Second })
+	in.Browser = b
+	alone := run(t, in, page("ok.html"))
+	require.Equal(t, OutcomeOK, alone.Outcome)
+
+	var hog, neighbour *Report
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); hog, _ = in.Inspect(context.Background(), page("memory_hog.html")) }()
+	go func() { defer wg.Done(); neighbour, _ = in.Inspect(context.Background(), page("ok.html")) }()
+	wg.Wait()
+	require.NotNil(t, hog)
+	require.NotNil(t, neighbour)
+	require.Equal(t, OutcomeCrash, hog.Outcome)
+	require.Equal(t, CrashPageCrashed, hog.Crash.Kind, hog.Crash.Message)
+	require.Equal(t, session.CrashCauseMemory, hog.Crash.Cause, hog.Crash.Message)
+	require.Contains(t, hog.Crash.Message, "over its 768 MiB share")
+	require.Equal(t, OutcomeOK, neighbour.Outcome, "crash: %+v", neighbour.Crash)
+	require.Equal(t, alone.StateHash, neighbour.StateHash)
+
+	// The browser goes on: the next page in it passes too.
+	after := run(t, in, page("ok.html"))
+	require.Equal(t, OutcomeOK, after.Outcome)
+	require.Equal(t, alone.StateHash, after.StateHash)
+}

@@ -41,20 +41,23 @@ type Trial struct {
 	Difficulty string `json:"difficulty"`
 	Variant    string `json:"variant,omitempty"`
 	// VariantOf is the Core task a Robust variant was drawn from.
-	VariantOf    string      `json:"variant_of,omitempty"`
-	Model        string      `json:"model"`
-	Candidate    string      `json:"candidate"`
-	Sample       int         `json:"sample"`
-	Outcome      string      `json:"outcome"`
-	CrashKind    string      `json:"crash_kind"`
-	CrashMessage string      `json:"crash_message,omitempty"`
-	Pass         bool        `json:"pass"`
-	VCov         float64     `json:"v_cov"`
-	ACov         float64     `json:"a_cov"`
-	SCov         float64     `json:"s_cov"`
-	TCov         float64     `json:"t_cov"`
-	Attribution  string      `json:"attribution"`
-	Assertions   []Assertion `json:"assertions"`
+	VariantOf    string `json:"variant_of,omitempty"`
+	Model        string `json:"model"`
+	Candidate    string `json:"candidate"`
+	Sample       int    `json:"sample"`
+	Outcome      string `json:"outcome"`
+	CrashKind    string `json:"crash_kind"`
+	CrashMessage string `json:"crash_message,omitempty"`
+	// CrashCause refines a page_crashed: "memory" when the page was ended
+	// for using more memory than its share.
+	CrashCause  string      `json:"crash_cause,omitempty"`
+	Pass        bool        `json:"pass"`
+	VCov        float64     `json:"v_cov"`
+	ACov        float64     `json:"a_cov"`
+	SCov        float64     `json:"s_cov"`
+	TCov        float64     `json:"t_cov"`
+	Attribution string      `json:"attribution"`
+	Assertions  []Assertion `json:"assertions"`
 	// StateHash digests every state (and, when fingerprinting, scene and
 	// pixels) the contract read, in order: the same page, seed and contract
 	// give the same hash.

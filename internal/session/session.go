@@ -378,6 +378,27 @@ func (s *Session) classify(outer, call context.Context, err error) error {
 // Log returns a copy of everything recorded so far.
 func (s *Session) Log() Log { return s.rec.snapshot() }
 
+// CrashCauseMemory is the cause of a crash the memory watchdog made: the
+// page used more memory than its share.
+const CrashCauseMemory = "memory"
+
+// CrashCause says why a crashed page's renderer ended: cause is
+// CrashCauseMemory when the memory watchdog ended it, else ""; message
+// says what happened in words. It may wait a moment for Chromium's report.
+func (s *Session) CrashCause() (cause, message string) {
+	if s.page == nil {
+		return "", "the page's renderer process crashed"
+	}
+	kill, status := s.page.CrashCause(2 * time.Second)
+	if kill != nil {
+		return CrashCauseMemory, "the page used more memory than its share: " + kill.String()
+	}
+	if status == "" {
+		return "", "the page's renderer process crashed (for example out of memory)"
+	}
+	return "", "the page's renderer process crashed (Chromium: " + status + "; a JavaScript heap past its limit ends this way)"
+}
+
 // Frame is the number of frames stepped so far.
 func (s *Session) Frame() int { return int(s.frame.Load()) }
 

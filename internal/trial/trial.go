@@ -194,14 +194,15 @@ func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*
 	}
 
 	var open contract.Opener
+	var reused *session.Session
 	if rep.Outcome != inspect.OutcomeOK {
 		tr.Outcome, tr.CrashKind, tr.CrashMessage = result.OutcomeCrash, rep.Crash.Kind, rep.Crash.Message
+		tr.CrashCause = rep.Crash.Cause
 		crash := fmt.Errorf("not run: the page crashed at load (%s)", rep.Crash.Kind)
 		open = func(context.Context, float64) (contract.Page, error) { return nil, crash }
 	} else {
 		// One tab serves every probe of the trial: each probe restarts it
 		// with a fresh document, clock and storage.
-		var reused *session.Session
 		defer func() {
 			if reused != nil {
 				reused.Close()
@@ -259,6 +260,11 @@ func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*
 			tr.CrashKind = inspect.CrashTimeout
 		case errors.Is(res.Failure.Err, session.ErrCrashed):
 			tr.CrashKind = inspect.CrashPageCrashed
+			if reused != nil {
+				var msg string
+				tr.CrashCause, msg = reused.CrashCause()
+				tr.CrashMessage += ": " + msg
+			}
 		default:
 			tr.CrashKind = CrashRuntimeError
 		}

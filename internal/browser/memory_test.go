@@ -1,0 +1,37 @@
+package browser
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTreeWalksAgree: the walk over children files and the scan over every
+// process's parent find the same tree (here: this test binary and the
+// processes it started, none).
+func TestTreeWalksAgree(t *testing.T) {
+	pid := os.Getpid()
+	a, ok := descendantsByChildren(1)
+	if !ok {
+		t.Skip("this kernel has no /proc/PID/task/TID/children")
+	}
+	b := descendantsByScan(1)
+	slices.Sort(a)
+	slices.Sort(b)
+	// Processes may start or end between the two walks; this one is in both.
+	require.Contains(t, a, pid)
+	require.Contains(t, b, pid)
+	require.InDelta(t, len(b), len(a), 3)
+}
+
+// TestMemoryDefaults: a browser for two jobs gets 2 GiB per page and at
+// most 6 GiB (2 × 2 GiB + 2 GiB) in all, less on a smaller machine.
+func TestMemoryDefaults(t *testing.T) {
+	m := MemoryLimits{}.resolved(2)
+	require.Equal(t, DefaultPageMemory, m.PerPage)
+	require.LessOrEqual(t, m.Total, int64(6<<30))
+	require.Positive(t, m.Total)
+	require.Equal(t, int64(-1), MemoryLimits{PerPage: -1, Total: -1}.resolved(2).PerPage)
+}
