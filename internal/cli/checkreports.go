@@ -54,7 +54,9 @@ func (c *checkReports) fingerprint(t *task.Task) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// load returns t's kept report when it was made from the same inputs.
+// load returns t's kept report when it was made from the same inputs and
+// judged every mutant (one the machine was too loaded to judge makes the
+// task be checked again).
 func (c *checkReports) load(t *task.Task) (*taskcheck.Report, error) {
 	fp, err := c.fingerprint(t)
 	if err != nil {
@@ -70,6 +72,9 @@ func (c *checkReports) load(t *task.Task) (*taskcheck.Report, error) {
 	}
 	if reps[0].Fingerprint != fp || reps[0].Task != t.ID {
 		return nil, nil
+	}
+	if m := reps[0].Mutation; m != nil && m.Unjudged > 0 {
+		return nil, nil // infrastructure trouble is retried, never kept
 	}
 	return reps[0], nil
 }

@@ -38,6 +38,14 @@ func TestCheckReportsResume(t *testing.T) {
 	require.NotNil(t, r)
 	require.Equal(t, 12, r.Mutation.Killed)
 
+	overloaded := &taskcheck.Report{Task: "simulation/a", ReferenceOK: true, Stable: true,
+		Mutation: &taskcheck.Mutation{Total: 12, Killed: 11, Unjudged: 1, Mutants: []taskcheck.MutantResult{{Status: taskcheck.Unjudged}}}}
+	require.NoError(t, kept.save(tk, overloaded))
+	r, err = kept.load(tk)
+	require.NoError(t, err)
+	require.Nil(t, r, "a mutant the machine was too loaded to judge: checked again")
+	require.NoError(t, kept.save(tk, rep))
+
 	other, err := newCheckReports(dir, &TaskCheckOptions{Seed: 7, MaxMutants: 20}).load(tk)
 	require.NoError(t, err)
 	require.Nil(t, other, "another mutant seed is another check")

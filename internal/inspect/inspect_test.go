@@ -405,3 +405,71 @@ func TestMemoryHogEndsAloneAndTheNeighbourPasses(t *testing.T) {
 	require.Equal(t, OutcomeOK, after.Outcome)
 	require.Equal(t, alone.StateHash, after.StateHash)
 }
+
+// hostileVerdicts is the expected verdict of every page in
+// testdata/hostile (one attack each). A page without an entry fails the
+// test, so none ships unjudged.
+var hostileVerdicts = map[string]func(t *testing.T, r *Report){
+	// A page that never asks for a frame is render_loop_dead however it
+	// patches Array, Map, Function and MessagePort prototypes.
+	"patched_builtins.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeCrash, r.Outcome)
+		require.Equal(t, CrashRenderLoopDead, r.Crash.Kind, r.Crash.Message)
+	},
+	// Throwing getters and traps become recorded errors at their paths.
+	"throwing_state.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"ok":1,"nested":{"fine":2}}`, string(r.State))
+		var paths []string
+		for _, e := range r.StateIssues.Errors {
+			paths = append(paths, e.Path)
+		}
+		require.ElementsMatch(t, []string{"$.nested.bad", "$.proto", "$.keys", "$.reads"}, paths, "%+v", r.StateIssues.Errors)
+	},
+	// A 100 MiB string and an endless Proxy stay within the 1 MiB budget.
+	"huge_state.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.LessOrEqual(t, len(r.State), 1<<20+64<<10)
+		require.True(t, r.StateIssues.Truncated)
+		require.Contains(t, string(r.State), `"first":1`)
+	},
+	// A fake scene claiming 2**31 children, each itself, is walked down to
+	// the depth limit (4,096 levels) only, and marked as not rendered.
+	"fake_scene.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.NotNil(t, r.Scene)
+		require.False(t, r.Scene.Rendered)
+		require.True(t, r.Scene.Truncated, "%+v", r.Scene)
+		require.Equal(t, 4097, r.Scene.Objects)
+	},
+	// 150,000 timers due in one frame: the frame stops at 100,000 and says
+	// so; the rest run on the next frame.
+	"timer_flood.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.NotEmpty(t, r.Events)
+		ev := r.Events[0].(map[string]any)
+		require.Equal(t, "timer_flood", ev["kind"])
+		require.Equal(t, 2.0, ev["frame"])
+	},
+}
+
+// TestHostileSuite runs every page of testdata/hostile and checks its
+// verdict; the whole suite must also leave the browser usable.
+func TestHostileSuite(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "hostile", "*.html"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		name := filepath.Base(f)
+		check, ok := hostileVerdicts[name]
+		require.True(t, ok, "testdata/hostile/%s has no expected verdict in hostileVerdicts", name)
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			r := run(t, inspector(t, nil), f)
+			check(t, r)
+			t.Logf("%s: %s in %s", name, r.Outcome, time.Since(start).Round(time.Millisecond))
+		})
+	}
+	after := run(t, inspector(t, nil), page("ok.html"))
+	require.Equal(t, OutcomeOK, after.Outcome)
+}

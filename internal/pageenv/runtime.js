@@ -27,13 +27,33 @@
   const realRAF = G.requestAnimationFrame ? G.requestAnimationFrame.bind(G) : null;
   const realReportError = typeof G.reportError === 'function' ? G.reportError.bind(G) : null;
   const realSetTimeout = G.setTimeout.bind(G);
-  const FunctionApply = Function.prototype.apply;
+  const ReflectApply = Reflect.apply;
   const ReflectConstruct = Reflect.construct;
-  const apply = (fn, self, args) => FunctionApply.call(fn, self, args);
+  const ObjectCreate = Object.create;
+  const HasOwn = Object.prototype.hasOwnProperty;
+  const MathMax = Math.max;
+  const MathFloor = Math.floor;
+  const MathRound = Math.round;
+  const RealNumber = Number;
+  const RealString = String;
+  const StringSlice = String.prototype.slice;
+  const DateGetTime = Date.prototype.getTime;
+  const DateToISO = Date.prototype.toISOString;
+  const MapEntries = Map.prototype.entries;
+  const MapIterNext = ObjectGetProto(new Map().entries()).next;
+  const SetValues = Set.prototype.values;
+  const SetIterNext = ObjectGetProto(new Set().values()).next;
+  const PortPostMessage = MessagePort.prototype.postMessage;
+  // apply calls fn without looking anything up on Function.prototype, which
+  // a page may have replaced.
+  const apply = (fn, self, args) => ReflectApply(fn, self, args);
+  // put appends v to the array a as an own property: no setter a page put
+  // on Array.prototype (or a replaced push) runs.
+  const put = (a, v) => { ObjectDefine(a, a.length, { value: v, writable: true, enumerable: true, configurable: true }); };
 
   const log = { dialogs: [], blocked: [], events: [] };
   function record(list, entry) {
-    if (list.length < 200) list.push(entry);
+    if (list.length < 200) put(list, entry);
   }
   function report(err) {
     if (realReportError) realReportError(err);
@@ -115,7 +135,7 @@
     return Reflect.construct(RealDate, args, new.target);
   }
   VirtualDate.prototype = RealDate.prototype;
-  VirtualDate.now = function dateNow() { return Math.floor(epochMs + now); };
+  VirtualDate.now = function dateNow() { return MathFloor(epochMs + now); };
   VirtualDate.parse = RealDate.parse;
   VirtualDate.UTC = RealDate.UTC;
   if (!realtime) {
@@ -124,49 +144,106 @@
   }
 
   // Timers follow the HTML rule: nested deeper than 5, a delay is at least 4 ms.
-  const timers = new RealMap();
+  // They wait in a binary heap ordered by (due time, sequence), so a frame
+  // costs log(n) per timer run however many are pending. Storage is
+  // prototype-less objects indexed by number: nothing a page does to
+  // Array, Map or Object prototypes reaches it. Cleared timers stay in the
+  // heap, marked dead, until they come up (or the heap is rebuilt when
+  // most of it is dead).
+  const live = ObjectCreate(null); // id → timer, pending ones only
+  let liveCount = 0;
+  const heap = ObjectCreate(null);
+  let heapSize = 0;
   let timerSeq = 0;
   let nesting = 0;
+  const earlier = (a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  function heapPush(t) {
+    let i = heapSize++;
+    heap[i] = t;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!earlier(heap[i], heap[up])) break;
+      const x = heap[i]; heap[i] = heap[up]; heap[up] = x;
+      i = up;
+    }
+  }
+  function heapPop() {
+    const top = heap[0];
+    heapSize--;
+    heap[0] = heap[heapSize];
+    delete heap[heapSize];
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < heapSize && earlier(heap[l], heap[m])) m = l;
+      if (r < heapSize && earlier(heap[r], heap[m])) m = r;
+      if (m === i) break;
+      const x = heap[i]; heap[i] = heap[m]; heap[m] = x;
+      i = m;
+    }
+    return top;
+  }
+  function clearTimer(id) {
+    const t = live[id];
+    if (t === undefined) return;
+    t.dead = true;
+    delete live[id];
+    liveCount--;
+    if (heapSize > 1024 && heapSize > 4 * liveCount) {
+      // Mostly dead: rebuild from the live timers, keeping their order keys.
+      const keep = ObjectCreate(null);
+      let n = 0;
+      for (let i = 0; i < heapSize; i++) if (!heap[i].dead) keep[n++] = heap[i];
+      for (let i = 0; i < heapSize; i++) delete heap[i];
+      heapSize = 0;
+      for (let i = 0; i < n; i++) heapPush(keep[i]);
+    }
+  }
   function addTimer(fn, delay, args, repeat) {
     if (typeof fn !== 'function') {
-      const code = String(fn);
+      const code = RealString(fn);
       fn = function () { (0, eval)(code); };
     }
-    delay = Number(delay) || 0;
+    delay = RealNumber(delay) || 0;
     if (delay < 0) delay = 0;
     const level = nesting + 1;
     if (level > 5 && delay < 4) delay = 4;
     const id = ++timerSeq;
-    timers.set(id, { id, fn, args, at: now + delay, delay, repeat, seq: id, level });
+    const t = { id, fn, args, at: now + delay, delay, repeat, seq: id, level, dead: false };
+    live[id] = t;
+    liveCount++;
+    heapPush(t);
     return id;
   }
   if (!realtime) {
     G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
     G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
-    G.clearTimeout = function clearTimeout(id) { timers.delete(id); };
-    G.clearInterval = function clearInterval(id) { timers.delete(id); };
+    G.clearTimeout = function clearTimeout(id) { clearTimer(id); };
+    G.clearInterval = function clearInterval(id) { clearTimer(id); };
     G.requestIdleCallback = function requestIdleCallback(fn) {
       return addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 0, [], false);
     };
-    G.cancelIdleCallback = function cancelIdleCallback(id) { timers.delete(id); };
+    G.cancelIdleCallback = function cancelIdleCallback(id) { clearTimer(id); };
   }
 
   const MAX_TIMER_RUNS = 100000;
   function runTimersUntil(limit) {
     let runs = 0;
-    for (;;) {
-      let next = null;
-      for (const t of timers.values()) {
-        if (t.at <= limit && (next === null || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
-      }
-      if (next === null) return;
-      if (++runs > MAX_TIMER_RUNS) { record(log.events, { kind: 'timer_flood', frame }); return; }
+    while (heapSize > 0) {
+      const next = heap[0];
+      if (next.dead) { heapPop(); continue; }
+      if (next.at > limit) return;
+      if (++runs > MAX_TIMER_RUNS) { record(log.events, { kind: 'timer_flood', frame, pending: liveCount }); return; }
+      heapPop();
       if (next.at > now) now = next.at;
       if (next.repeat) {
-        next.at = now + Math.max(next.delay, next.level > 5 ? 4 : 1);
+        next.at = now + MathMax(next.delay, next.level > 5 ? 4 : 1);
         next.seq = ++timerSeq;
+        heapPush(next);
       } else {
-        timers.delete(next.id);
+        delete live[next.id];
+        liveCount--;
       }
       const saved = nesting;
       nesting = next.level;
@@ -174,15 +251,23 @@
     }
   }
 
+  // Animation-frame callbacks, by id (ids only grow, so the numeric keys of
+  // a prototype-less object keep their order).
   let rafSeq = 0;
-  const rafs = new RealMap();
+  let rafs = ObjectCreate(null);
+  let rafCount = 0;
+  let runningRafs = null; // this frame's callbacks while they run
   if (!realtime) {
     G.requestAnimationFrame = function requestAnimationFrame(fn) {
       const id = ++rafSeq;
-      rafs.set(id, fn);
+      rafs[id] = fn;
+      rafCount++;
       return id;
     };
-    G.cancelAnimationFrame = function cancelAnimationFrame(id) { rafs.delete(id); };
+    G.cancelAnimationFrame = function cancelAnimationFrame(id) {
+      if (rafs[id] !== undefined) { delete rafs[id]; rafCount--; }
+      if (runningRafs !== null) delete runningRafs[id]; // cancelled before its turn this frame: it does not run
+    };
   }
 
   // ---- WebGL: count draws, skip them on frames nobody observes ----
@@ -378,7 +463,7 @@
       if (typeof renderer.getViewport === 'function') renderer.getViewport(vp);
       const pr = typeof renderer.getPixelRatio === 'function' ? renderer.getPixelRatio() : 1;
       const el = renderer.domElement;
-      views.push({ camera, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
+      put(views, { camera, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
     } catch (e) { /* a renderer without viewport queries */ }
   }
   const devtools = new EventTarget();
@@ -388,10 +473,10 @@
   devtools.addEventListener('observe', (e) => {
     const o = e.detail;
     if (!o || typeof o !== 'object') return;
-    if (o.isScene) { if (scenes.length < 64) scenes.push(o); return; }
+    if (o.isScene) { if (scenes.length < 64) put(scenes, o); return; }
     if (typeof o.render === 'function' && o.domElement) {
       if (renderers.length >= 16) return;
-      renderers.push(o);
+      put(renderers, o);
       const orig = o.render;
       try {
         ObjectDefine(o, 'render', {
@@ -409,11 +494,13 @@
   lock(G, '__THREE_DEVTOOLS__', devtools);
 
   // ---- stepping ----
+  // One step at a time waits for a macrotask (the harness never overlaps
+  // steps), so one slot holds its continuation.
   const channel = new RealMessageChannel();
-  const waiting = [];
-  channel.port1.onmessage = () => { const r = waiting.shift(); if (r) r(); };
+  let waiting = null;
+  channel.port1.onmessage = () => { const r = waiting; waiting = null; if (r) r(); };
   function macrotask() {
-    return new RealPromise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+    return new RealPromise((resolve) => { waiting = resolve; apply(PortPostMessage, channel.port2, [0]); });
   }
 
   function stepOne() {
@@ -422,13 +509,16 @@
     runTimersUntil(target);
     now = target;
     drawsThisFrame = 0;
-    const cbs = [];
-    for (const [id, fn] of rafs) cbs.push(fn);
-    rafs.clear();
-    for (const fn of cbs) {
-      try { apply(fn, G, [now]); } catch (e) { report(e); }
+    const cbs = rafs;
+    const n = rafCount;
+    rafs = ObjectCreate(null);
+    rafCount = 0;
+    runningRafs = cbs;
+    for (const id in cbs) {
+      try { apply(cbs[id], G, [now]); } catch (e) { report(e); }
     }
-    return { callbacks: cbs.length, draws: drawsThisFrame };
+    runningRafs = null;
+    return { callbacks: n, draws: drawsThisFrame };
   }
 
   // step advances n frames. Draw calls are skipped on every frame but the
@@ -454,7 +544,7 @@
         drawsThisFrame = 0;
         await new RealPromise((resolve) => realRAF(resolve));
         frame++;
-        perFrame.push([1, drawsThisFrame]);
+        put(perFrame, [1, drawsThisFrame]);
       }
       now = performance.now();
       return { frame, virtualMs: now, perFrame, netBefore, net: netCalls, pending: pendingLoads };
@@ -463,7 +553,7 @@
       const last = i === n - 1;
       skipDraw = opts.skip === true && !(last && opts.draw === true);
       const r = stepOne();
-      perFrame.push([r.callbacks, r.draws]);
+      put(perFrame, [r.callbacks, r.draws]);
       // A frame that may have asked for the network ends the chunk, so the
       // harness settles the network before the next frame.
       if (netCalls !== netBefore || pendingLoads > 0) break;
@@ -505,77 +595,133 @@
     let raw;
     let present = true;
     try {
-      if (!Object.prototype.hasOwnProperty.call(G, '__3D_STATE__') && G.__3D_STATE__ === undefined) present = false;
+      if (!apply(HasOwn, G, ['__3D_STATE__']) && G.__3D_STATE__ === undefined) present = false;
       raw = G.__3D_STATE__;
       if (typeof raw === 'function') raw = raw();
     } catch (e) {
-      issues.errors.push({ path: '$', message: String(e && e.message || e) });
+      put(issues.errors, { path: '$', message: (() => { try { return RealString(e && e.message || e); } catch (e2) { return 'unreadable error'; } })() });
       raw = undefined;
     }
-    const stack = [];
+    // The page's objects are read through guarded steps only: a getter or
+    // Proxy trap that throws becomes an error at its path, strings and
+    // nesting count against the size budget, and nothing on a prototype
+    // the page may have changed is used (results are built with put and
+    // define, the cycle check is a plain loop).
+    const stack = ObjectCreate(null);
+    let depthNow = 0;
+    const fail = (path, e) => {
+      let msg;
+      try { msg = RealString(e && e.message || e); } catch (e2) { msg = 'unreadable error'; }
+      if (issues.errors.length < 100) put(issues.errors, { path, message: msg });
+    };
+    const setKey = (o, k, v) => { ObjectDefine(o, k, { value: v, writable: true, enumerable: true, configurable: true }); };
     function conv(v, path, depth) {
       if (budget <= 0) { issues.truncated = true; return undefined; }
       if (v === null) { budget -= 4; return null; }
       const t = typeof v;
       if (t === 'number') {
-        if (!NumberIsFinite(v)) { issues.nonfinite.push(path); budget -= 10; return NONFINITE[String(v)]; }
+        if (!NumberIsFinite(v)) { if (issues.nonfinite.length < 100) put(issues.nonfinite, path); budget -= 10; return NONFINITE[RealString(v)]; }
         budget -= 8; return v;
       }
-      if (t === 'string') { budget -= v.length + 2; return v; }
+      if (t === 'string') {
+        if (v.length + 2 > budget) { issues.truncated = true; v = apply(StringSlice, v, [0, MathMax(0, budget - 2)]); }
+        budget -= v.length + 2; return v;
+      }
       if (t === 'boolean') { budget -= 5; return v; }
-      if (t === 'bigint') { budget -= 10; return String(v); }
-      if (t !== 'object') return undefined;
-      if (stack.indexOf(v) >= 0) { issues.cycles.push(path); budget -= 12; return '[Circular]'; }
+      if (t === 'bigint') { budget -= 10; return RealString(v); }
+      if (t !== 'object' && t !== 'function') return undefined;
+      if (t === 'function') return undefined;
+      for (let i = 0; i < depthNow; i++) {
+        if (stack[i] === v) { if (issues.cycles.length < 100) put(issues.cycles, path); budget -= 12; return '[Circular]'; }
+      }
       if (depth > 32) { issues.truncated = true; return '[Depth]'; }
-      stack.push(v);
+      budget -= 2;
+      stack[depthNow++] = v;
       try {
-        if (ArrayBufferIsView(v) && !(v instanceof DataView)) {
-          const out = [];
-          for (let i = 0; i < v.length; i++) { out.push(conv(typeof v[i] === 'bigint' ? String(v[i]) : v[i], path + '[' + i + ']', depth + 1)); if (budget <= 0) break; }
-          return out;
-        }
-        if (ArrayIsArray(v)) {
-          const out = [];
-          for (let i = 0; i < v.length; i++) {
-            const c = conv(v[i], path + '[' + i + ']', depth + 1);
-            out.push(c === undefined ? null : c);
-            if (budget <= 0) { issues.truncated = true; break; }
-          }
-          return out;
-        }
-        if (v instanceof RealDate) { budget -= 26; return isNaN(v.getTime()) ? null : v.toISOString(); }
-        if (v.isQuaternion) return { x: conv(v.x, path + '.x', depth + 1), y: conv(v.y, path + '.y', depth + 1), z: conv(v.z, path + '.z', depth + 1), w: conv(v.w, path + '.w', depth + 1) };
-        if (v.isEuler) return { x: conv(v.x, path + '.x', depth + 1), y: conv(v.y, path + '.y', depth + 1), z: conv(v.z, path + '.z', depth + 1), order: v.order };
-        if (v.isColor) return { r: conv(v.r, path + '.r', depth + 1), g: conv(v.g, path + '.g', depth + 1), b: conv(v.b, path + '.b', depth + 1) };
-        if (v.isMatrix3 || v.isMatrix4) return conv(v.elements, path + '.elements', depth + 1);
-        if (v.isObject3D) {
-          const p = v.position || {};
-          return { type: String(v.type), name: String(v.name || ''), position: [conv(p.x, path + '.position.x', depth + 1), conv(p.y, path + '.position.y', depth + 1), conv(p.z, path + '.position.z', depth + 1)], visible: !!v.visible };
-        }
-        if (typeof Node !== 'undefined' && v instanceof Node) { budget -= 16; return '[' + (v.nodeName || 'Node') + ']'; }
-        if (v instanceof RealMap) {
-          const out = {};
-          for (const [k, val] of v) { const c = conv(val, path + '.' + String(k), depth + 1); if (c !== undefined) out[String(k)] = c; if (budget <= 0) break; }
-          return out;
-        }
-        if (v instanceof RealSet) {
-          const out = [];
-          let i = 0;
-          for (const val of v) { const c = conv(val, path + '[' + i + ']', depth + 1); out.push(c === undefined ? null : c); i++; if (budget <= 0) break; }
-          return out;
-        }
-        const out = {};
-        for (const k of ObjectKeys(v)) {
+        return convObject(v, path, depth);
+      } catch (e) {
+        fail(path, e);
+        return undefined;
+      } finally {
+        delete stack[--depthNow];
+      }
+    }
+    function convList(v, path, depth, isView) {
+      const out = [];
+      const n = v.length >>> 0;
+      for (let i = 0; i < n; i++) {
+        let item;
+        try { item = v[i]; } catch (e) { fail(path + '[' + i + ']', e); item = null; }
+        if (isView && typeof item === 'bigint') item = RealString(item);
+        const c = conv(item, path + '[' + i + ']', depth + 1);
+        put(out, c === undefined ? null : c);
+        if (budget <= 0) { issues.truncated = true; break; }
+      }
+      return out;
+    }
+    function convObject(v, path, depth) {
+      if (ArrayBufferIsView(v)) return v instanceof DataView ? undefined : convList(v, path, depth, true);
+      if (ArrayIsArray(v)) return convList(v, path, depth, false);
+      if (v instanceof RealDate) { budget -= 26; const ms = apply(DateGetTime, v, []); return ms !== ms ? null : apply(DateToISO, v, []); }
+      const three = (keys) => {
+        const out = ObjectCreate(null);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i];
           let val;
-          try { val = v[k]; } catch (e) { issues.errors.push({ path: path + '.' + k, message: String(e && e.message || e) }); continue; }
+          try { val = v[k]; } catch (e) { fail(path + '.' + k, e); continue; }
           const c = conv(val, path + '.' + k, depth + 1);
-          if (c !== undefined) { out[k] = c; budget -= k.length + 3; }
+          if (c !== undefined) setKey(out, k, c);
+        }
+        return out;
+      };
+      if (v.isQuaternion) return three(['x', 'y', 'z', 'w']);
+      if (v.isEuler) { const o = three(['x', 'y', 'z']); setKey(o, 'order', conv(v.order, path + '.order', depth + 1)); return o; }
+      if (v.isColor) return three(['r', 'g', 'b']);
+      if (v.isMatrix3 || v.isMatrix4) return conv(v.elements, path + '.elements', depth + 1);
+      if (v.isObject3D) {
+        const p = v.position || {};
+        const out = ObjectCreate(null);
+        setKey(out, 'type', conv(RealString(v.type), path + '.type', depth + 1));
+        setKey(out, 'name', conv(RealString(v.name || ''), path + '.name', depth + 1));
+        setKey(out, 'position', [conv(p.x, path + '.position.x', depth + 1), conv(p.y, path + '.position.y', depth + 1), conv(p.z, path + '.position.z', depth + 1)]);
+        setKey(out, 'visible', !!v.visible);
+        return out;
+      }
+      if (typeof Node !== 'undefined' && v instanceof Node) { budget -= 16; return '[' + RealString(v.nodeName || 'Node') + ']'; }
+      if (v instanceof RealMap) {
+        const out = ObjectCreate(null);
+        const it = apply(MapEntries, v, []);
+        for (let e = apply(MapIterNext, it, []); !e.done; e = apply(MapIterNext, it, [])) {
+          const k = RealString(e.value[0]);
+          const c = conv(e.value[1], path + '.' + k, depth + 1);
+          if (c !== undefined) setKey(out, k, c);
           if (budget <= 0) { issues.truncated = true; break; }
         }
         return out;
-      } finally {
-        stack.pop();
       }
+      if (v instanceof RealSet) {
+        const out = [];
+        const it = apply(SetValues, v, []);
+        let i = 0;
+        for (let e = apply(SetIterNext, it, []); !e.done; e = apply(SetIterNext, it, [])) {
+          const c = conv(e.value, path + '[' + i + ']', depth + 1);
+          put(out, c === undefined ? null : c);
+          i++;
+          if (budget <= 0) { issues.truncated = true; break; }
+        }
+        return out;
+      }
+      const out = ObjectCreate(null);
+      const keys = ObjectKeys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        let val;
+        try { val = v[k]; } catch (e) { fail(path + '.' + k, e); continue; }
+        const c = conv(val, path + '.' + k, depth + 1);
+        if (c !== undefined) { setKey(out, k, c); budget -= k.length + 3; }
+        if (budget <= 0) { issues.truncated = true; break; }
+      }
+      return out;
     }
     const value = present ? conv(raw, '$', 0) : undefined;
     return JSONStringify({ present: present && raw !== undefined, value: value === undefined ? null : value, issues });
@@ -597,19 +743,25 @@
     }
     return { min, max };
   }
+  // Scene walks stop after this many objects: a page's fake scene with
+  // children.length = 2**31 cannot keep the harness walking.
+  const SCENE_WALK_LIMIT = 200000;
+  const SCENE_WALK_DEPTH = 4096;
   function sceneSummary() {
     const s = lastScene || scenes[scenes.length - 1] || null;
     const out = {
       three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
       objects: 0, meshes: 0, lights: 0, triangles: 0, points: 0, lines: 0,
       visible_meshes: 0, visible_triangles: 0, instances: 0,
-      bounds: null, camera: null,
+      bounds: null, camera: null, rendered: lastScene !== null && s === lastScene,
     };
     if (!s) return JSONStringify(out);
     const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
     let visited = 0;
-    const walk = (o, visible) => {
-      if (!o || visited > 200000) return;
+    // visit counts one object and returns whether it is visible; the walk
+    // is iterative (a scene nested 100,000 deep cannot overflow the stack)
+    // and stops at SCENE_WALK_LIMIT objects or SCENE_WALK_DEPTH levels.
+    const visit = (o, visible) => {
       visited++;
       out.objects++;
       const vis = visible && o.visible !== false;
@@ -623,7 +775,7 @@
           let tris = 0;
           if (geo) {
             const idx = geo.index ? geo.index.count : (geo.attributes && geo.attributes.position ? geo.attributes.position.count : 0);
-            tris = Math.floor(idx / 3) * inst;
+            tris = MathFloor(idx / 3) * inst;
           }
           out.triangles += tris;
           if (vis) { out.visible_meshes++; out.visible_triangles += tris; }
@@ -645,11 +797,31 @@
           }
         }
       }
-      const kids = o.children;
-      if (kids && kids.length) for (let i = 0; i < kids.length; i++) walk(kids[i], vis);
+      return vis;
     };
-    try { walk(s, true); } catch (e) { out.error = String(e && e.message || e); }
-    if (lo[0] <= hi[0]) out.bounds = { min: lo.map(round6), max: hi.map(round6) };
+    const walk = (root) => {
+      const frames = ObjectCreate(null);
+      let top = 0;
+      const enter = (o, visible) => {
+        if (!o) return;
+        if (visited >= SCENE_WALK_LIMIT) { out.truncated = true; return; }
+        const vis = visit(o, visible);
+        const kids = o.children;
+        const n = kids ? kids.length : 0;
+        if (n > 0) {
+          if (top >= SCENE_WALK_DEPTH) { out.truncated = true; return; }
+          frames[top++] = { kids, n, i: 0, vis };
+        }
+      };
+      enter(root, true);
+      while (top > 0 && !out.truncated) {
+        const f = frames[top - 1];
+        if (f.i >= f.n) { delete frames[--top]; continue; }
+        enter(f.kids[f.i++], f.vis);
+      }
+    };
+    try { walk(s); } catch (e) { out.error = String(e && e.message || e); }
+    if (lo[0] <= hi[0]) out.bounds = { min: [round6(lo[0]), round6(lo[1]), round6(lo[2])], max: [round6(hi[0]), round6(hi[1]), round6(hi[2])] };
     const cam = lastCamera;
     if (cam) {
       const e = cam.matrixWorld ? cam.matrixWorld.elements : null;
@@ -657,7 +829,7 @@
     }
     return JSONStringify(out);
   }
-  function round6(x) { return Math.round(x * 1e6) / 1e6; }
+  function round6(x) { return MathRound(x * 1e6) / 1e6; }
 
   // largestCanvas returns the bounding box of the largest visible canvas.
   function largestCanvas() {
@@ -722,11 +894,18 @@
     };
   }
   function findObject(name) {
-    const list = lastScene ? [lastScene].concat(scenes) : scenes;
-    for (const sc of list) {
+    for (let j = -1; j < scenes.length; j++) {
+      const sc = j < 0 ? lastScene : scenes[j];
+      if (!sc) continue;
       let found = null;
-      const walk = (o) => { if (found || !o) return; if (o.name === name) { found = o; return; } const k = o.children; if (k) for (let i = 0; i < k.length; i++) walk(k[i]); };
-      walk(sc);
+      let seen = 0;
+      const walk = (o) => {
+        if (found || !o || ++seen > SCENE_WALK_LIMIT) return;
+        if (o.name === name) { found = o; return; }
+        const k = o.children;
+        if (k) for (let i = 0; i < k.length && !found && seen <= SCENE_WALK_LIMIT; i++) walk(k[i]);
+      };
+      try { walk(sc); } catch (e) { /* a hostile scene: not found in it */ }
       if (found) return found;
     }
     return null;
@@ -777,7 +956,7 @@
 
   function status() {
     return JSONStringify({
-      frame, virtualMs: now, timers: timers.size, rafs: rafs.size, gl, threeRevision,
+      frame, virtualMs: now, timers: liveCount, rafs: rafCount, gl, threeRevision,
       dialogs: log.dialogs, blocked: log.blocked, events: log.events,
     });
   }

@@ -115,6 +115,12 @@ type Scene struct {
 	Bounds    *Bounds `json:"bounds"`
 	Camera    *Camera `json:"camera"`
 	Error     string  `json:"error,omitempty"`
+	// Rendered is true when the scene summarised was passed to a hooked
+	// renderer's render(); false when it is known only from a devtools
+	// "observe" event, which page code can send with any object.
+	Rendered bool `json:"rendered"`
+	// Truncated is true when the walk stopped at its object limit.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // ReadScene summarises the scene the page rendered last.
