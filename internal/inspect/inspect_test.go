@@ -184,10 +184,17 @@ func TestDeterministicUnderCPULoad(t *testing.T) {
 	burner := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
 	require.NoError(t, burner.Start())
 	loaded := run(t, in, page("ok.html"))
+	hostileTime := filepath.Join("testdata", "hostile", "hostile_time.html")
+	loadedTime := run(t, in, hostileTime)
 	cancel()
 	wg.Wait()
 	_ = burner.Wait()
 	require.Equal(t, quiet.StateHash, loaded.StateHash)
+	// Every clock besides performance.now and Date is virtual too: three
+	// quiet runs and one under load give one hash.
+	for i := 0; i < 3; i++ {
+		require.Equal(t, loadedTime.StateHash, run(t, in, hostileTime).StateHash, "quiet run %d", i+1)
+	}
 }
 
 func TestSkipDrawKeepsStateHash(t *testing.T) {
@@ -410,6 +417,9 @@ func TestMemoryHogEndsAloneAndTheNeighbourPasses(t *testing.T) {
 // testdata/hostile (one attack each). A page without an entry fails the
 // test, so none ships unjudged.
 var hostileVerdicts = map[string]func(t *testing.T, r *Report){
+	// Event times, animations, performance entries, Intl, Temporal and
+	// lastModified all read the virtual clock.
+	"hostile_time.html": hostileTimeVerdict,
 	// A page that never asks for a frame is render_loop_dead however it
 	// patches Array, Map, Function and MessagePort prototypes.
 	"patched_builtins.html": func(t *testing.T, r *Report) {
@@ -451,6 +461,22 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.Equal(t, "timer_flood", ev["kind"])
 		require.Equal(t, 2.0, ev["frame"])
 	},
+}
+
+func hostileTimeVerdict(t *testing.T, r *Report) {
+	require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal(r.State, &st))
+	// 30 frames at 60 fps: 500 virtual ms on every clock.
+	for key, want := range map[string]any{
+		"event": 500.0, "timeline": 500.0, "waapi": 500.0, "raf": 500.0,
+		"opacity": "0.25", "css": "50px", // a 2 s Web Animation and a 1 s CSS animation, 500 ms in
+		"browserEntries": 0.0, "navigationStart": 1767268800000.0, "heap": 16777216.0, "marks": 31.0,
+		"intl": "1/1/26, 12:00:00 PM", "lastModified": "01/01/2026 12:00:00", "temporal": "2026-01-01T12:00:00.5Z",
+	} {
+		require.Equal(t, want, st[key], key)
+	}
+	require.Equal(t, []any{"since1@0", "frame30@483.3333333333333", "since1@0"}, st["observed"], "observers get marks and measures at the next frame")
 }
 
 // TestHostileSuite runs every page of testdata/hostile and checks its

@@ -122,6 +122,7 @@
   let frame = 0;        // frames stepped so far
 
   const perfProto = ObjectGetProto(G.performance);
+  let deliverPerformance = () => {};
   // In realtime mode (benchmarks only) the page keeps the real clock.
   const realtime = config.realtime === true;
   if (!realtime) {
@@ -141,6 +142,197 @@
   if (!realtime) {
     ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
     G.Date = VirtualDate;
+  }
+
+  // ---- every other clock a page can read ----
+  // Event times, the animation timeline and animations, performance
+  // entries, Intl and Temporal "now", document.lastModified, observer
+  // entry times and the audio clock all read the virtual clock. CSS and
+  // Web Animations move only when a frame is stepped: the harness freezes
+  // the document timeline (CDP Animation.setPlaybackRate 0) and stepOne
+  // advances every running animation by the frame's virtual time.
+  const virtualEpochMs = () => MathFloor(epochMs + now);
+  const ObjectGetOwnDesc = Object.getOwnPropertyDescriptor;
+  function defineGetter(proto, name, get) {
+    if (!proto) return;
+    const d = ObjectGetOwnDesc(proto, name);
+    if (d && !d.configurable) return;
+    try { ObjectDefine(proto, name, { configurable: true, enumerable: d ? d.enumerable : true, get }); } catch (e) { /* ignore */ }
+  }
+  let advanceAnimations = () => {};
+  if (!realtime) {
+    if (G.Event) {
+      // The virtual time the event was first looked at: input the harness
+      // sends arrives between frames, at the current virtual time.
+      const stamps = new WeakMap();
+      const WeakGet = WeakMap.prototype.get, WeakSet_ = WeakMap.prototype.set;
+      defineGetter(G.Event.prototype, 'timeStamp', function () {
+        let t = apply(WeakGet, stamps, [this]);
+        if (t === undefined) { t = now; apply(WeakSet_, stamps, [this, t]); }
+        return t;
+      });
+    }
+    if (G.DocumentTimeline) defineGetter(G.DocumentTimeline.prototype, 'currentTime', function () { return now; });
+    const getAnimations = G.Document && G.Document.prototype.getAnimations;
+    const animTime = G.Animation && ObjectGetOwnDesc(G.Animation.prototype, 'currentTime');
+    const animState = G.Animation && ObjectGetOwnDesc(G.Animation.prototype, 'playState');
+    const animRate = G.Animation && ObjectGetOwnDesc(G.Animation.prototype, 'playbackRate');
+    if (getAnimations && animTime && animTime.set && animState && animRate) {
+      advanceAnimations = (dt) => {
+        let list;
+        try { list = apply(getAnimations, document, []); } catch (e) { return; }
+        for (let i = 0; i < list.length; i++) {
+          const a = list[i];
+          try {
+            if (apply(animState.get, a, []) !== 'running') continue;
+            const t = apply(animTime.get, a, []);
+            if (t === null || typeof t !== 'number') continue;
+            apply(animTime.set, a, [t + dt * apply(animRate.get, a, [])]);
+          } catch (e) { /* an animation the page broke */ }
+        }
+      };
+    }
+    // Performance entries: user marks and measures keep virtual times; the
+    // browser's own entries (navigation, resource, paint, long tasks) hold
+    // real times and are not shown.
+    const perf = G.performance;
+    if (perf && perfProto) {
+      const entries = [];
+      const RealPerformanceMark = G.PerformanceMark;
+      const byName = (name) => { for (let i = entries.length - 1; i >= 0; i--) if (entries[i].name === name) return entries[i]; return null; };
+      const timeOf = (v, fallback) => {
+        if (v === undefined || v === null) return fallback;
+        if (typeof v === 'number') return v;
+        const e = byName(RealString(v));
+        if (!e) throw new DOMException("The mark '" + RealString(v) + "' does not exist.", 'SyntaxError');
+        return e.startTime;
+      };
+      const observers = [];
+      const notify = (e) => {
+        for (let i = 0; i < observers.length; i++) {
+          const o = observers[i];
+          if (o.types !== null && o.types[e.entryType]) put(o.queue, e);
+        }
+      };
+      const add = (e) => { if (entries.length < 10000) put(entries, e); notify(e); return e; };
+      perfProto.mark = function mark(name, opts) {
+        const start = opts && opts.startTime !== undefined ? RealNumber(opts.startTime) : now;
+        const detail = opts && opts.detail !== undefined ? opts.detail : null;
+        let e;
+        if (typeof RealPerformanceMark === 'function') e = new RealPerformanceMark(RealString(name), { startTime: start, detail });
+        else e = { name: RealString(name), entryType: 'mark', startTime: start, duration: 0, detail };
+        return add(e);
+      };
+      perfProto.measure = function measure(name, a, b) {
+        let start = 0, end = now, detail = null;
+        if (a && typeof a === 'object') {
+          start = timeOf(a.start, a.duration !== undefined && a.end !== undefined ? timeOf(a.end, now) - RealNumber(a.duration) : 0);
+          end = timeOf(a.end, a.duration !== undefined ? start + RealNumber(a.duration) : now);
+          detail = a.detail !== undefined ? a.detail : null;
+        } else {
+          start = timeOf(a, 0);
+          end = timeOf(b, now);
+        }
+        const e = { name: RealString(name), entryType: 'measure', startTime: start, duration: end - start, detail,
+          toJSON() { return { name: this.name, entryType: this.entryType, startTime: this.startTime, duration: this.duration, detail: this.detail }; } };
+        return add(e);
+      };
+      const list = (keep) => { const out = []; for (let i = 0; i < entries.length; i++) if (keep(entries[i])) put(out, entries[i]); return out; };
+      perfProto.getEntries = function getEntries() { return list(() => true); };
+      perfProto.getEntriesByType = function getEntriesByType(type) { const t = RealString(type); return list((e) => e.entryType === t); };
+      perfProto.getEntriesByName = function getEntriesByName(name, type) {
+        const n = RealString(name), t = type === undefined ? null : RealString(type);
+        return list((e) => e.name === n && (t === null || e.entryType === t));
+      };
+      const clear = (type) => function (name) {
+        const keep = list((e) => e.entryType !== type || (name !== undefined && e.name !== RealString(name)));
+        entries.length = 0;
+        for (let i = 0; i < keep.length; i++) put(entries, keep[i]);
+      };
+      perfProto.clearMarks = clear('mark');
+      perfProto.clearMeasures = clear('measure');
+      perfProto.clearResourceTimings = function clearResourceTimings() {};
+      const timing = {};
+      for (const k of ['navigationStart', 'unloadEventStart', 'unloadEventEnd', 'redirectStart', 'redirectEnd', 'fetchStart',
+        'domainLookupStart', 'domainLookupEnd', 'connectStart', 'connectEnd', 'secureConnectionStart', 'requestStart',
+        'responseStart', 'responseEnd', 'domLoading', 'domInteractive', 'domContentLoadedEventStart',
+        'domContentLoadedEventEnd', 'domComplete', 'loadEventStart', 'loadEventEnd']) timing[k] = epochMs;
+      timing.toJSON = function () { return Object.assign({}, this); };
+      defineGetter(perfProto, 'timing', () => timing);
+      defineGetter(perfProto, 'navigation', () => ({ type: 0, redirectCount: 0, TYPE_NAVIGATE: 0, TYPE_RELOAD: 1, TYPE_BACK_FORWARD: 2 }));
+      defineGetter(perfProto, 'memory', () => ({ jsHeapSizeLimit: 4294705152, totalJSHeapSize: 33554432, usedJSHeapSize: 16777216 }));
+      if (G.PerformanceObserver) {
+        const supported = ['mark', 'measure'];
+        const VirtualPerformanceObserver = function PerformanceObserver(callback) {
+          if (!new.target) throw new TypeError("Failed to construct 'PerformanceObserver': Please use the 'new' operator");
+          if (typeof callback !== 'function') throw new TypeError("Failed to construct 'PerformanceObserver': parameter 1 is not of type 'Function'.");
+          const o = { callback, self: this, types: null, queue: [] };
+          ObjectDefine(this, '__wpObserver', { value: o });
+        };
+        VirtualPerformanceObserver.prototype.observe = function observe(opts) {
+          const o = this.__wpObserver;
+          const types = opts && opts.entryTypes ? opts.entryTypes : opts && opts.type ? [opts.type] : [];
+          if (o.types === null) { o.types = ObjectCreate(null); put(observers, o); }
+          for (let i = 0; i < types.length; i++) o.types[RealString(types[i])] = true;
+          if (opts && opts.buffered) for (let i = 0; i < entries.length; i++) if (o.types[entries[i].entryType]) put(o.queue, entries[i]);
+        };
+        VirtualPerformanceObserver.prototype.disconnect = function disconnect() {
+          const o = this.__wpObserver;
+          o.types = null; o.queue.length = 0;
+          for (let i = 0; i < observers.length; i++) if (observers[i] === o) { observers.splice(i, 1); break; }
+        };
+        VirtualPerformanceObserver.prototype.takeRecords = function takeRecords() {
+          const o = this.__wpObserver; const out = o.queue; o.queue = []; return out;
+        };
+        ObjectDefine(VirtualPerformanceObserver, 'supportedEntryTypes', { get: () => supported.slice() });
+        G.PerformanceObserver = VirtualPerformanceObserver;
+        // Observers are called at the start of the next stepped frame.
+        deliverPerformance = () => {
+          for (let i = 0; i < observers.length; i++) {
+            const o = observers[i];
+            if (!o.queue.length) continue;
+            const got = o.queue; o.queue = [];
+            const l = { getEntries: () => got.slice(), getEntriesByType: (t) => got.filter((e) => e.entryType === t),
+              getEntriesByName: (n, t) => got.filter((e) => e.name === n && (t === undefined || e.entryType === t)) };
+            try { apply(o.callback, o.self, [l, o.self]); } catch (e) { report(e); }
+          }
+        };
+      }
+    }
+    if (G.Intl && G.Intl.DateTimeFormat) {
+      const proto = G.Intl.DateTimeFormat.prototype;
+      const fmt = ObjectGetOwnDesc(proto, 'format');
+      if (fmt && fmt.get) {
+        defineGetter(proto, 'format', function () {
+          const f = apply(fmt.get, this, []);
+          return function format(d) { return f(d === undefined ? virtualEpochMs() : d); };
+        });
+      }
+      const parts = proto.formatToParts;
+      if (typeof parts === 'function') proto.formatToParts = function formatToParts(d) { return apply(parts, this, [d === undefined ? virtualEpochMs() : d]); };
+    }
+    if (G.Temporal && G.Temporal.Now && G.Temporal.Instant) {
+      const T = G.Temporal, N = T.Now, fromNs = T.Instant.fromEpochNanoseconds;
+      const instant = () => apply(fromNs, T.Instant, [BigInt(MathRound((epochMs + now) * 1e6))]);
+      const zoned = (tz) => instant().toZonedDateTimeISO(tz === undefined ? 'UTC' : tz);
+      N.instant = function instant_() { return instant(); };
+      N.timeZoneId = function timeZoneId() { return 'UTC'; };
+      N.zonedDateTimeISO = function zonedDateTimeISO(tz) { return zoned(tz); };
+      N.plainDateTimeISO = function plainDateTimeISO(tz) { return zoned(tz).toPlainDateTime(); };
+      N.plainDateISO = function plainDateISO(tz) { return zoned(tz).toPlainDate(); };
+      N.plainTimeISO = function plainTimeISO(tz) { return zoned(tz).toPlainTime(); };
+    }
+    if (G.Document) {
+      defineGetter(G.Document.prototype, 'lastModified', () => {
+        const d = new RealDate(epochMs);
+        const two = (n) => (n < 10 ? '0' : '') + n;
+        return two(d.getUTCMonth() + 1) + '/' + two(d.getUTCDate()) + '/' + d.getUTCFullYear() + ' ' +
+          two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ':' + two(d.getUTCSeconds());
+      });
+    }
+    if (G.IntersectionObserverEntry) defineGetter(G.IntersectionObserverEntry.prototype, 'time', () => now);
+    if (G.BaseAudioContext) defineGetter(G.BaseAudioContext.prototype, 'currentTime', () => now / 1000);
+    if (G.Gamepad) defineGetter(G.Gamepad.prototype, 'timestamp', () => now);
   }
 
   // Timers follow the HTML rule: nested deeper than 5, a delay is at least 4 ms.
@@ -506,8 +698,11 @@
   function stepOne() {
     frame++;
     const target = (frame * 1000) / config.fps;
+    const before = now;
+    deliverPerformance();
     runTimersUntil(target);
     now = target;
+    advanceAnimations(now - before);
     drawsThisFrame = 0;
     const cbs = rafs;
     const n = rafCount;

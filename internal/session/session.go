@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/animation"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/cdproto/emulation"
@@ -207,6 +208,15 @@ func (s *Session) prepare(ctx context.Context) error {
 		}},
 		{"setting the locale", func() error {
 			_, err := chromedp.Call(pctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en-US"})
+			return err
+		}},
+		{"freezing the animation timeline", func() error {
+			if s.cfg.RealTime || s.cfg.Plain {
+				return nil
+			}
+			// CSS and Web Animations then move only when the runtime
+			// advances them, by the virtual frame time (docs/runtime.md).
+			_, err := chromedp.Call(pctx, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 0})
 			return err
 		}},
 		{"emulating focus", func() error {
