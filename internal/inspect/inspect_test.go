@@ -191,9 +191,15 @@ func TestDeterministicUnderCPULoad(t *testing.T) {
 	_ = burner.Wait()
 	require.Equal(t, quiet.StateHash, loaded.StateHash)
 	// Every clock besides performance.now and Date is virtual too: three
-	// quiet runs and one under load give one hash.
+	// quiet runs and one under load give one hash; and workers' clocks and
+	// random numbers are the same in three runs.
 	for i := 0; i < 3; i++ {
 		require.Equal(t, loadedTime.StateHash, run(t, in, hostileTime).StateHash, "quiet run %d", i+1)
+	}
+	workers := filepath.Join("testdata", "hostile", "worker_time.html")
+	first := run(t, in, workers)
+	for i := 0; i < 2; i++ {
+		require.Equal(t, first.StateHash, run(t, in, workers).StateHash, "worker run %d", i+2)
 	}
 }
 
@@ -420,6 +426,37 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// Event times, animations, performance entries, Intl, Temporal and
 	// lastModified all read the virtual clock.
 	"hostile_time.html": hostileTimeVerdict,
+	// A worker stuck in a loop: the page is ok; after 10 s of real time the
+	// worker is recorded as unresponsive and no longer waited for.
+	"worker_hang.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+		require.NotEmpty(t, r.Events)
+		ev := r.Events[0].(map[string]any)
+		require.Equal(t, "worker_unresponsive", ev["kind"])
+		require.Equal(t, 1.0, ev["frame"])
+	},
+	// Classic, module, blob: and shared workers read the page's virtual
+	// clock and seeded random streams of their own.
+	"worker_time.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		var st map[string]any
+		require.NoError(t, json.Unmarshal(r.State, &st))
+		for key, want := range map[string]any{
+			"classicNow": 0.0, "classicDate": 1767268800000.0, "classicLater": 250.0, "classicInterval": 200.0,
+			"classicTemporal": "2026-01-01T12:00:00.25Z", "classicIntl": "12:00:00 PM", "classicHash": "", "classicHref": true,
+			"moduleNow": 0.0, "moduleEvent": 0.0, "blobNow": 100.0, "sharedGot": "ping", "sharedNow": 0.0,
+		} {
+			require.Equal(t, want, st[key], key)
+		}
+		randoms := map[float64]bool{}
+		for _, key := range []string{"classicRandom", "moduleRandom", "blobRandom", "sharedRandom"} {
+			x, ok := st[key].(float64)
+			require.True(t, ok, key)
+			randoms[x] = true
+		}
+		require.Len(t, randoms, 4, "each worker has its own stream")
+	},
 	// A page that never asks for a frame is render_loop_dead however it
 	// patches Array, Map, Function and MessagePort prototypes.
 	"patched_builtins.html": func(t *testing.T, r *Report) {

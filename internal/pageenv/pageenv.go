@@ -14,6 +14,9 @@ import (
 //go:embed runtime.js
 var runtimeJS string
 
+//go:embed worker.js
+var workerJS string
+
 // EpochMs is the wall-clock time, in Unix milliseconds, that a page sees at
 // virtual time zero: 2026-01-01T12:00:00Z. Date.now() returns EpochMs plus the
 // virtual milliseconds stepped so far.
@@ -35,6 +38,38 @@ type Config struct {
 	// the way harnesses without a virtual clock work; nothing is
 	// deterministic in this mode.
 	RealTime bool `json:"realtime"`
+	// WorkerRuntime is worker.js, which the page runtime puts in front of
+	// blob: workers itself (the harness does it for workers it serves).
+	WorkerRuntime string `json:"workerRuntime"`
+}
+
+// WorkerConfig parametrises the worker runtime of one worker.
+type WorkerConfig struct {
+	// Seed is the page's seed; the worker's streams mix in Index.
+	Seed uint32 `json:"seed"`
+	// Index numbers the page's workers in creation order, from 1.
+	Index int `json:"index"`
+	// StartMs is the page's virtual time when the worker was created.
+	StartMs float64 `json:"startMs"`
+	// EpochMs is the Unix time in ms at virtual time zero.
+	EpochMs int64 `json:"epochMs"`
+}
+
+// WorkerMark is the fragment key the page runtime adds to a worker
+// script's URL (#__wp_worker=INDEX,START_MS) so the harness knows to serve
+// it with the worker runtime in front.
+const WorkerMark = "__wp_worker="
+
+// WorkerScript returns the worker runtime for cfg, to go in front of the
+// worker's own script on the same line (one indirect eval of the runtime's
+// source), so the worker's line numbers stay its own.
+func WorkerScript(cfg WorkerConfig) string {
+	if cfg.EpochMs == 0 {
+		cfg.EpochMs = EpochMs
+	}
+	b, _ := json.Marshal(cfg) // plain numbers: cannot fail
+	src, _ := json.Marshal("(function(){const __WP_WORKER__ = " + string(b) + ";\n" + workerJS + "\n})();")
+	return "(0,eval)(" + string(src) + ");"
 }
 
 // Script returns the injected runtime for cfg as one self-contained script.
@@ -45,6 +80,7 @@ func Script(cfg Config) (string, error) {
 	if cfg.EpochMs == 0 {
 		cfg.EpochMs = EpochMs
 	}
+	cfg.WorkerRuntime = workerJS
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return "", fmt.Errorf("pageenv: encoding config: %w", err)

@@ -313,7 +313,7 @@
     }
     if (G.Temporal && G.Temporal.Now && G.Temporal.Instant) {
       const T = G.Temporal, N = T.Now, fromNs = T.Instant.fromEpochNanoseconds;
-      const instant = () => apply(fromNs, T.Instant, [BigInt(MathRound((epochMs + now) * 1e6))]);
+      const instant = () => apply(fromNs, T.Instant, [BigInt(epochMs) * 1000000n + BigInt(MathRound(now * 1e6))]);
       const zoned = (tz) => instant().toZonedDateTimeISO(tz === undefined ? 'UTC' : tz);
       N.instant = function instant_() { return instant(); };
       N.timeZoneId = function timeZoneId() { return 'UTC'; };
@@ -540,6 +540,145 @@
       G.WebAssembly[name] = function () { return track(apply(orig, this, arguments)); };
     }
   }
+  // ---- workers: the page's seed and the page's clock ----
+  // A worker gets the worker runtime (worker.js) before its own script: a
+  // blob: worker is wrapped here, a worker served by the harness gets it in
+  // front of its script (its URL carries #__wp_worker=INDEX,START). Every
+  // stepped frame sends the frame's virtual time to each worker. A shared
+  // worker keeps one mark per URL, so pages that connect to it twice still
+  // share it.
+  const workerClocks = [];
+  const MAX_WORKER_CLOCKS = 256;
+  let workerSeq = 0;
+  const sharedMarks = ObjectCreate(null);
+  const RealURL = G.URL;
+  const RealBlob = G.Blob;
+  const createObjectURL = RealURL && RealURL.createObjectURL;
+  const WorkerPostMessage = G.Worker && G.Worker.prototype.postMessage;
+  const WorkerTerminate = G.Worker && G.Worker.prototype.terminate;
+  const AddListener = EventTarget.prototype.addEventListener;
+  const PortStart = MessagePort.prototype.start;
+  let workerCount = 0;
+  if (typeof WorkerTerminate === 'function') {
+    G.Worker.prototype.terminate = function terminate() {
+      for (let i = 0; i < workerClocks.length; i++) if (workerClocks[i].w === this) workerClocks[i].dead = true;
+      syncProgress();
+      return apply(WorkerTerminate, this, []);
+    };
+  }
+  function workerPrelude(index, startMs) {
+    const cfg = JSONStringify({ seed: config.seed >>> 0, index, startMs, epochMs });
+    return '(0,eval)(' + JSONStringify('(function(){const __WP_WORKER__ = ' + cfg + ';\n' + config.workerRuntime + '\n})();') + ');';
+  }
+  function wrapWorker(name, shared) {
+    const Real = G[name];
+    if (typeof Real !== 'function' || typeof Proxy !== 'function') return;
+    if (realtime || !config.workerRuntime || !RealURL || !RealBlob) { countConstruct(name); return; }
+    G[name] = new Proxy(Real, {
+      construct(target, args, newTarget) {
+        netCalls++;
+        let call = args;
+        try {
+          const opts = args[1];
+          const module = opts !== null && typeof opts === 'object' && opts.type === 'module';
+          const u = new RealURL(RealString(args[0]), document.baseURI);
+          let mark = shared ? sharedMarks[u.href] : undefined;
+          if (mark === undefined) {
+            mark = { index: ++workerSeq, startMs: now };
+            if (shared) sharedMarks[u.href] = mark;
+          }
+          let url;
+          if (u.protocol === 'blob:') {
+            const src = workerPrelude(mark.index, mark.startMs) +
+              (module ? 'await import(' + JSONStringify(u.href) + ');' : 'importScripts(' + JSONStringify(u.href) + ');');
+            url = apply(createObjectURL, RealURL, [new RealBlob([src], { type: 'text/javascript' })]);
+          } else if (u.protocol === 'https:' || u.protocol === 'http:') {
+            const h = u.hash ? u.hash.slice(1) + '&' : '';
+            u.hash = h + '__wp_worker=' + mark.index + ',' + mark.startMs;
+            url = u.href;
+          }
+          if (url !== undefined) {
+            call = [url];
+            for (let i = 1; i < args.length; i++) put(call, args[i]);
+          }
+        } catch (e) { call = args; }
+        const w = ReflectConstruct(target, call, newTarget);
+        if (workerClocks.length < MAX_WORKER_CLOCKS) {
+          const c = { w, shared, port: shared ? w.port : w, dead: false, acked: 0, waiting: 0, index: ++workerCount };
+          const onMessage = (e) => {
+            const d = e.data;
+            if (d === null || typeof d !== 'object') return;
+            if (typeof d.__wp_ack === 'number') { e.stopImmediatePropagation(); c.acked = d.__wp_ack; syncProgress(); return; }
+            if (d.__wp_closed === true) { e.stopImmediatePropagation(); c.dead = true; syncProgress(); }
+          };
+          try {
+            apply(AddListener, c.port, ['message', onMessage]);
+            if (shared) apply(PortStart, c.port, []);
+            apply(AddListener, w, ['error', () => { if (c.acked === 0) { c.dead = true; syncProgress(); } }]);
+            put(workerClocks, c);
+          } catch (e) { /* a worker that cannot be followed keeps its start time */ }
+        }
+        return w;
+      },
+    });
+  }
+  // Each frame's time goes to every worker through the worker's own port,
+  // so it is ordered with the page's own messages: a message the page sends
+  // in frame k reaches the worker after frame k's time, on any machine.
+  function postTo(c, msg) {
+    try {
+      if (c.shared) apply(PortPostMessage, c.port, [msg]);
+      else apply(WorkerPostMessage, c.w, [msg]);
+    } catch (e) { c.dead = true; }
+  }
+  function tickWorkers() {
+    for (let i = 0; i < workerClocks.length; i++) if (!workerClocks[i].dead) postTo(workerClocks[i], { __wp_tick: now });
+  }
+  // syncWorkers asks every live worker to answer once it has handled all
+  // the page sent it, and resolves when all have (a worker that takes
+  // longer than WORKER_SYNC_MS of real time is recorded and no longer
+  // waited for).
+  const WORKER_SYNC_MS = 10000;
+  let syncSeq = 0;
+  let syncDone = null;
+  function syncPending() {
+    for (let i = 0; i < workerClocks.length; i++) {
+      const c = workerClocks[i];
+      if (!c.dead && c.acked < c.waiting) return true;
+    }
+    return false;
+  }
+  function syncProgress() {
+    if (syncDone !== null && !syncPending()) { const r = syncDone; syncDone = null; r(); }
+  }
+  function syncWorkers() {
+    if (workerClocks.length === 0) return null;
+    const n = ++syncSeq;
+    let any = false;
+    for (let i = 0; i < workerClocks.length; i++) {
+      const c = workerClocks[i];
+      if (c.dead) continue;
+      c.waiting = n;
+      postTo(c, { __wp_sync: n });
+      any = true;
+    }
+    if (!any || !syncPending()) return null;
+    return new RealPromise((resolve) => {
+      syncDone = resolve;
+      realSetTimeout(() => {
+        if (syncDone !== resolve) return;
+        for (let i = 0; i < workerClocks.length; i++) {
+          const c = workerClocks[i];
+          if (!c.dead && c.acked < c.waiting) {
+            c.dead = true;
+            record(log.events, { kind: 'worker_unresponsive', frame, worker: c.index });
+          }
+        }
+        syncProgress();
+      }, WORKER_SYNC_MS);
+    });
+  }
+
   // ---- calls that may start a request ----
   // netCalls counts every call through which page code can ask for the
   // network (fetch, XHR, workers, media and element URLs). While it does
@@ -576,7 +715,9 @@
   countCall(G, 'fetch');
   if (G.XMLHttpRequest) countCall(G.XMLHttpRequest.prototype, 'send');
   if (G.navigator) countCall(G.navigator, 'sendBeacon');
-  for (const name of ['Worker', 'SharedWorker', 'EventSource', 'WebSocket', 'Audio', 'FontFace']) countConstruct(name);
+  for (const name of ['EventSource', 'WebSocket', 'Audio', 'FontFace']) countConstruct(name);
+  wrapWorker('Worker', false);
+  wrapWorker('SharedWorker', true);
   countSetter(G.HTMLScriptElement, 'src');
   countSetter(G.HTMLLinkElement, 'href');
   countSetter(G.HTMLMediaElement, 'src');
@@ -703,6 +844,7 @@
     runTimersUntil(target);
     now = target;
     advanceAnimations(now - before);
+    tickWorkers();
     drawsThisFrame = 0;
     const cbs = rafs;
     const n = rafCount;
@@ -751,6 +893,8 @@
       put(perFrame, [r.callbacks, r.draws]);
       // A frame that may have asked for the network ends the chunk, so the
       // harness settles the network before the next frame.
+      const synced = syncWorkers();
+      if (synced !== null) await synced;
       if (netCalls !== netBefore || pendingLoads > 0) break;
       await macrotask();
     }

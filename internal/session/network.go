@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/worldprobe/worldprobe/internal/pageenv"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 )
 
@@ -99,6 +101,7 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 	if ev.ResourceType == network.ResourceTypeScript {
 		s.scripts.served(raw)
 	}
+	body = s.withWorkerRuntime(ev, body)
 	s.fulfil(ctx, ev, 200, contentType(file), body)
 	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
 }
@@ -130,6 +133,7 @@ func (s *Session) serveLibrary(ctx context.Context, ev *fetch.EventRequestPaused
 	if ev.ResourceType == network.ResourceTypeScript {
 		s.scripts.served(raw)
 	}
+	body = s.withWorkerRuntime(ev, body)
 	s.fulfil(ctx, ev, 200, ct, body)
 	s.rec.with(func(l *Log) {
 		l.Requests.Served = appendCapped(l.Requests.Served, raw)
@@ -291,4 +295,24 @@ func servedAs(res resolve.Result) string {
 		}
 	}
 	return res.Package + "@" + res.Served + "/" + file
+}
+
+// withWorkerRuntime puts the worker runtime in front of a worker script:
+// the page runtime marks the URL of every worker it starts with
+// #__wp_worker=INDEX,START_MS (pageenv.WorkerMark). Other bodies are
+// returned as they are.
+func (s *Session) withWorkerRuntime(ev *fetch.EventRequestPaused, body []byte) []byte {
+	frag := ev.Request.URLFragment
+	i := strings.Index(frag, pageenv.WorkerMark)
+	if i < 0 || s.cfg.RealTime || s.cfg.Plain {
+		return body
+	}
+	index, start, ok := strings.Cut(frag[i+len(pageenv.WorkerMark):], ",")
+	n, err1 := strconv.Atoi(index)
+	ms, err2 := strconv.ParseFloat(start, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return body
+	}
+	prelude := pageenv.WorkerScript(pageenv.WorkerConfig{Seed: s.cfg.Seed, Index: n, StartMs: ms})
+	return append([]byte(prelude), body...)
 }

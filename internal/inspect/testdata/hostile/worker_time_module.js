@@ -1,0 +1,1 @@
+postMessage({ moduleNow: performance.now(), moduleRandom: Math.random(), moduleEvent: new Event('x').timeStamp });
