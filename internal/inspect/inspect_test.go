@@ -239,6 +239,7 @@ func TestHostilePageIsContained(t *testing.T) {
 	require.Contains(t, blocked["image"], "https://images.example.com/cat.png")
 	require.Contains(t, blocked["window.open"], "https://popup.example.com/")
 	require.Contains(t, blocked, "window.close")
+	require.Contains(t, blocked["service_worker"], "sw.js")
 	require.Contains(t, blocked["navigation"], "https://elsewhere.example.net/")
 }
 

@@ -513,6 +513,14 @@
   G.print = function print() { record(log.dialogs, { type: 'print', message: '' }); };
   G.open = function open(url) { record(log.blocked, { url: String(url ?? ''), type: 'window.open' }); return null; };
   G.close = function close() { record(log.blocked, { url: '', type: 'window.close' }); };
+  if (G.ServiceWorkerContainer) {
+    // A service worker could answer the page's requests itself and outlive
+    // it: refused, and recorded.
+    G.ServiceWorkerContainer.prototype.register = function register(url) {
+      record(log.blocked, { url: RealString(url ?? ''), type: 'service_worker' });
+      return RealPromise.reject(new DOMException('service workers are disabled by worldprobe', 'SecurityError'));
+    };
+  }
   if (G.RTCPeerConnection) {
     const RealRTC = G.RTCPeerConnection;
     G.RTCPeerConnection = function RTCPeerConnection() {

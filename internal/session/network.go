@@ -314,5 +314,29 @@ func (s *Session) withWorkerRuntime(ev *fetch.EventRequestPaused, body []byte) [
 		return body
 	}
 	prelude := pageenv.WorkerScript(pageenv.WorkerConfig{Seed: s.cfg.Seed, Index: n, StartMs: ms})
-	return append([]byte(prelude), body...)
+	at := directiveEnd(body)
+	out := make([]byte, 0, len(prelude)+len(body))
+	out = append(out, body[:at]...)
+	out = append(out, prelude...)
+	return append(out, body[at:]...)
+}
+
+// directiveEnd is where a script's leading "use strict" directive ends (0
+// when it has none), so the worker runtime goes after it and the worker's
+// code stays strict.
+func directiveEnd(body []byte) int {
+	i := 0
+	for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r' || body[i] == 0xEF || body[i] == 0xBB || body[i] == 0xBF) {
+		i++
+	}
+	for _, d := range []string{"'use strict'", `"use strict"`} {
+		if strings.HasPrefix(string(body[i:min(len(body), i+len(d))]), d) {
+			j := i + len(d)
+			if j < len(body) && body[j] == ';' {
+				j++
+			}
+			return j
+		}
+	}
+	return 0
 }
