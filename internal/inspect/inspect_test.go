@@ -427,6 +427,21 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// Event times, animations, performance entries, Intl, Temporal and
 	// lastModified all read the virtual clock.
 	"hostile_time.html": hostileTimeVerdict,
+	// A same-origin iframe's timers and animation frames follow the page's
+	// frames (the page reads the child after its own callbacks of frame 30,
+	// so it sees the child's frame 29).
+	"iframe_time.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		var st struct {
+			Child map[string]any `json:"child"`
+		}
+		require.NoError(t, json.Unmarshal(r.State, &st))
+		require.Equal(t, 30.0, st.Child["frames"])
+		require.Equal(t, 200.0, st.Child["timer"])
+		require.InDelta(t, 483.3333, st.Child["now"], 0.001)
+		require.InDelta(t, 483.3333, st.Child["raf"], 0.001)
+		require.Equal(t, 1767268800483.0, st.Child["date"])
+	},
 	// A worker stuck in a loop: the page is ok; after 10 s of real time the
 	// worker is recorded as unresponsive and no longer waited for.
 	"worker_hang.html": func(t *testing.T, r *Report) {

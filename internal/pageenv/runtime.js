@@ -119,6 +119,14 @@
   // ---- virtual clock ----
   const epochMs = config.epochMs;
   let now = 0;          // virtual ms since the page started
+  // A same-origin child frame takes its parent's clock (see adoptFrame).
+  let parentWp = null;
+  try {
+    if (G.parent && G.parent !== G && G.parent.__wp && G.parent.__wp.version === 1 && typeof G.parent.__wp.adoptFrame === 'function') {
+      parentWp = G.parent.__wp;
+      now = parentWp.clock();
+    }
+  } catch (e) { parentWp = null; /* cross-origin: its own clock */ }
   let frame = 0;        // frames stepped so far
 
   const perfProto = ObjectGetProto(G.performance);
@@ -844,9 +852,39 @@
     return new RealPromise((resolve) => { waiting = resolve; apply(PortPostMessage, channel.port2, [0]); });
   }
 
+  // Same-origin child frames (iframes, srcdoc, about:blank) run the page's
+  // clock: each registers with the runtime of the frame above it, which
+  // brings it to every frame's time right after its own callbacks (tree
+  // order, as browsers run animation frames). A frame registers when its
+  // runtime starts, taking the parent's current virtual time.
+  let children = [];
+  function adoptFrame(child) {
+    if (child && typeof child.advanceTo === 'function' && children.length < 64) put(children, child);
+  }
+  function stepChildren(skip) {
+    if (children.length === 0) return;
+    const keep = [];
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i];
+      let alive = false;
+      try { alive = c.alive(); } catch (e) { alive = false; }
+      if (!alive) continue;
+      put(keep, c);
+      try { c.advanceTo(now, skip); } catch (e) { report(e); }
+    }
+    children = keep;
+  }
+
   function stepOne() {
     frame++;
-    const target = (frame * 1000) / config.fps;
+    const r = advanceTo((frame * 1000) / config.fps);
+    stepChildren(skipDraw);
+    return r;
+  }
+
+  // advanceTo runs one frame at virtual time target: performance entries,
+  // due timers, animations, workers, then the animation-frame callbacks.
+  function advanceTo(target) {
     const before = now;
     deliverPerformance();
     runTimersUntil(target);
@@ -1321,6 +1359,25 @@
     sceneSummary,
     largestCanvas,
     status,
+    clock: () => now,
+    adoptFrame,
   });
   lock(G, '__wp', api);
+  if (parentWp !== null && !realtime) {
+    try {
+      parentWp.adoptFrame({
+        // Alive while the frame is in the page and still runs this runtime
+        // (a navigation to another document gives the frame a new one; the
+        // initial about:blank keeps its window, and so this runtime).
+        alive: () => { const fe = G.frameElement; return fe !== null && fe !== undefined && fe.isConnected && G.__wp === api; },
+        advanceTo: (target, skip) => {
+          if (!(target > now)) return;
+          frame++;
+          skipDraw = skip === true;
+          advanceTo(target);
+          stepChildren(skipDraw);
+        },
+      });
+    } catch (e) { /* the parent went away */ }
+  }
 })(__WP_CONFIG__);
