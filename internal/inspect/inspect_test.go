@@ -427,6 +427,27 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// Event times, animations, performance entries, Intl, Temporal and
 	// lastModified all read the virtual clock.
 	"hostile_time.html": hostileTimeVerdict,
+	// What Chromium refuses by itself (mixed content, file://) and what is
+	// tried in a worker or an iframe is recorded like the rest.
+	"refusals.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		got := map[string]string{}
+		for _, b := range r.Requests.Blocked {
+			got[b.URL] = b.Type + ": " + b.Reason
+		}
+		for u, want := range map[string]string{
+			"http://api.example.com/mixed":       "xhr: refused by Chromium (mixed-content)",
+			"http://api.example.com/mixed-fetch": "fetch: refused by Chromium (mixed-content)",
+			"file:///etc/passwd":                 "file: refused by Chromium (local file)",
+			"file:///etc/hostname":               "file: refused by Chromium (local file)",
+			"wss://ws.example.com/w":             "worker websocket: ",
+			"https://worker.example.com/x":       "xhr: network access is disabled",
+			"https://popup.example.com/inframe":  "window.open: ",
+		} {
+			require.Equal(t, want, got[u], "%s in %v", u, got)
+		}
+		require.Contains(t, r.Dialogs, session.Dialog{Type: "alert", Message: "from the frame"})
+	},
 	// A same-origin iframe's timers and animation frames follow the page's
 	// frames (the page reads the child after its own callbacks of frame 30,
 	// so it sees the child's frame 29).

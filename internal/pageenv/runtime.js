@@ -52,8 +52,21 @@
   const put = (a, v) => { ObjectDefine(a, a.length, { value: v, writable: true, enumerable: true, configurable: true }); };
 
   const log = { dialogs: [], blocked: [], events: [] };
+  // forward passes what a child frame records to the frame above it, so a
+  // dialog or popup tried in a same-origin iframe is the page's (set once the
+  // parent's runtime is found).
+  let forward = null;
   function record(list, entry) {
     if (list.length < 200) put(list, entry);
+    if (forward !== null && list !== log.events) {
+      try { forward(list === log.dialogs ? 'dialogs' : 'blocked', entry); } catch (e) { /* the parent went away */ }
+    }
+  }
+  function childRecord(kind, entry) {
+    if (entry === null || typeof entry !== 'object') return;
+    const clip = (v) => apply(StringSlice, RealString(v ?? ''), [0, 500]);
+    if (kind === 'dialogs') record(log.dialogs, { type: clip(entry.type), message: clip(entry.message) });
+    else if (kind === 'blocked') record(log.blocked, { url: clip(entry.url), type: clip(entry.type) });
   }
   function report(err) {
     if (realReportError) realReportError(err);
@@ -625,7 +638,8 @@
             const d = e.data;
             if (d === null || typeof d !== 'object') return;
             if (typeof d.__wp_ack === 'number') { e.stopImmediatePropagation(); c.acked = d.__wp_ack; syncProgress(); return; }
-            if (d.__wp_closed === true) { e.stopImmediatePropagation(); c.dead = true; syncProgress(); }
+            if (d.__wp_closed === true) { e.stopImmediatePropagation(); c.dead = true; syncProgress(); return; }
+            if (d.__wp_blocked !== null && typeof d.__wp_blocked === 'object') { e.stopImmediatePropagation(); childRecord('blocked', d.__wp_blocked); }
           };
           try {
             apply(AddListener, c.port, ['message', onMessage]);
@@ -1361,8 +1375,10 @@
     status,
     clock: () => now,
     adoptFrame,
+    childRecord,
   });
   lock(G, '__wp', api);
+  if (parentWp !== null) forward = (kind, entry) => parentWp.childRecord(kind, entry);
   if (parentWp !== null && !realtime) {
     try {
       parentWp.adoptFrame({

@@ -236,19 +236,37 @@
     if (typeof d.__wp_tick === 'number') { e.stopImmediatePropagation(); tick(d.__wp_tick); return; }
     if (typeof d.__wp_sync === 'number') { e.stopImmediatePropagation(); answer({ __wp_ack: d.__wp_sync }); }
   };
+  // tell reports a connection the page cannot see from its side (a
+  // worker's WebSocket or EventSource) to the page, which records it.
+  let tell = () => {};
   if (typeof G.SharedWorkerGlobalScope === 'function' && G instanceof G.SharedWorkerGlobalScope) {
+    let first = null;
     G.addEventListener('connect', (e) => {
       const p = e.ports && e.ports[0];
       if (!p) return;
+      if (first === null) first = p;
       p.addEventListener('message', (m) => control(m, (v) => apply(PortPost, p, [v])));
       p.start();
     });
+    tell = (v) => { if (first !== null) apply(PortPost, first, [v]); };
   } else {
+    tell = (v) => apply(GlobalPost, G, [v]);
     G.addEventListener('message', (m) => control(m, (v) => apply(GlobalPost, G, [v])));
     const realClose = G.close;
     if (typeof realClose === 'function') {
       G.close = function close() { try { apply(GlobalPost, G, [{ __wp_closed: true }]); } catch (e) { /* ignore */ } return apply(realClose, G, []); };
     }
+  }
+
+  for (const [name, type] of [['WebSocket', 'websocket'], ['EventSource', 'eventsource']]) {
+    const Real = G[name];
+    if (typeof Real !== 'function' || typeof Proxy !== 'function') continue;
+    G[name] = new Proxy(Real, {
+      construct(target, args, newTarget) {
+        try { tell({ __wp_blocked: { url: RealString(args[0]), type: 'worker ' + type } }); } catch (e) { /* ignore */ }
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
   }
 
   // The harness marks the worker's URL (#__wp_worker=…); the worker's own

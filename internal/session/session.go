@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -106,6 +108,7 @@ type Session struct {
 	started  atomic.Int64
 	scripts  scriptTracker
 	crashed  chan struct{}
+	refusals refusals
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
 	scriptID page.ScriptIdentifier
@@ -188,6 +191,7 @@ func (s *Session) prepare(ctx context.Context) error {
 	}{
 		{"enabling the inspector", func() error { _, err := chromedp.Call(pctx, inspector.Enable, cdp.Empty{}); return err }},
 		{"enabling the network domain", func() error { _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); return err }},
+		{"enabling the log domain", func() error { _, err := chromedp.Call(pctx, cdplog.Enable, cdp.Empty{}); return err }},
 		{"disabling the cache", func() error {
 			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
 			return err
@@ -463,6 +467,7 @@ func unmarshalJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
 func (s *Session) onEvent(ev any) {
 	switch ev := ev.(type) {
 	case *fetch.EventRequestPaused:
+		s.refusals.intercepted(string(ev.NetworkID))
 		s.inflight.Add(1)
 		s.started.Add(1)
 		go s.answer(ev)
@@ -491,6 +496,25 @@ func (s *Session) onEvent(ev any) {
 	case *network.EventResponseReceived:
 		if ev.Type == network.ResourceTypeDocument && ev.Response != nil && ev.Response.URL == s.entry {
 			s.rec.with(func(l *Log) { l.MainDocStatus = ev.Response.Status })
+		}
+	case *network.EventRequestWillBeSent:
+		if ev.Request != nil && !strings.HasPrefix(ev.Request.URL, Origin+"/") {
+			s.refusals.sent(string(ev.RequestID), ev.Request.URL, strings.ToLower(string(ev.Type)))
+		}
+	case *network.EventLoadingFailed:
+		// Requests Chromium refuses by itself (mixed content, file://…)
+		// never reach the interception; record them too.
+		if ev.BlockedReason != "" {
+			if u, kind, ok := s.refusals.failed(string(ev.RequestID)); ok {
+				s.recordRefusal(u, kind, "refused by Chromium ("+string(ev.BlockedReason)+")")
+			}
+		}
+	case *cdplog.EventEntryAdded:
+		// The file:// loads Chromium refuses (frames, navigations) leave only
+		// this message, whose text names the file.
+		if e := ev.Entry; e != nil && strings.HasPrefix(e.Text, "Not allowed to load local resource") {
+			u := strings.TrimSpace(strings.TrimPrefix(e.Text, "Not allowed to load local resource:"))
+			s.recordRefusal(u, "file", "refused by Chromium (local file)")
 		}
 	case *network.EventWebSocketCreated:
 		s.rec.with(func(l *Log) {
@@ -550,4 +574,65 @@ func (t *scriptTracker) waiting() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.pending)
+}
+
+// recordRefusal lists a request Chromium refused by itself, once per URL.
+func (s *Session) recordRefusal(u, kind, reason string) {
+	u = truncate(u, 500)
+	s.rec.with(func(l *Log) {
+		for _, b := range l.Requests.Blocked {
+			if b.URL == u && strings.HasPrefix(b.Reason, "refused by Chromium") {
+				return
+			}
+		}
+		if len(l.Requests.Blocked) < maxURLs {
+			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: u, Type: kind, Reason: reason})
+		}
+	})
+}
+
+// refusals remembers requests that did not reach the interception, so that
+// one Chromium refuses by itself can be recorded with its URL.
+type refusals struct {
+	mu   sync.Mutex
+	urls map[string][2]string // request id → URL, type
+	seen map[string]bool      // request ids that reached the interception
+}
+
+const maxRefusalIDs = 4096
+
+func (r *refusals) sent(id, url, kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.urls == nil {
+		r.urls = map[string][2]string{}
+	}
+	if len(r.urls) < maxRefusalIDs {
+		r.urls[id] = [2]string{url, kind}
+	}
+}
+
+func (r *refusals) intercepted(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	delete(r.urls, id)
+	if len(r.seen) < maxRefusalIDs {
+		r.seen[id] = true
+	}
+}
+
+// failed returns the URL and type of a request that failed without
+// reaching the interception.
+func (r *refusals) failed(id string) (url, kind string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, found := r.urls[id]
+	delete(r.urls, id)
+	if !found || r.seen[id] {
+		return "", "", false
+	}
+	return v[0], v[1], true
 }
