@@ -265,8 +265,9 @@ func Environment(home string) []string {
 // context id ("" for the default one): a page's <a download> or a
 // navigation to an attachment writes nothing anywhere.
 func denyDownloads(ctx context.Context, id cdp.BrowserContextID) error {
+	events := true // so that attempts are reported (Page.OnDownload)
 	_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: id,
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: id, EventsEnabled: &events,
 	})
 	if err != nil {
 		return fmt.Errorf("denying downloads: %w", err)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -26,6 +27,16 @@ type Page struct {
 	crashStatus string // Target.targetCrashed status: "killed", "crashed", …
 	crashCode   int
 	crashSeen   chan struct{}
+	onDownload  func(frame cdp.FrameID, url, name string)
+}
+
+// OnDownload sets fn to be told of every download a frame tried (all are
+// denied). Downloads are reported for the whole browser, so fn gets those
+// of other pages' frames too: it must keep only its page's frames.
+func (p *Page) OnDownload(fn func(frame cdp.FrameID, url, name string)) {
+	p.crashMu.Lock()
+	p.onDownload = fn
+	p.crashMu.Unlock()
 }
 
 // NewPage waits for a free job slot, then opens a tab in a fresh browser
@@ -60,6 +71,15 @@ func (b *Browser) NewPage(ctx context.Context, listener func(ev any)) (*Page, er
 	id := chromedp.FromContext(tctx).Target.TargetID
 	var seen sync.Once
 	chromedp.ListenBrowser(tctx, func(ev any) {
+		if d, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
+			p.crashMu.Lock()
+			fn := p.onDownload
+			p.crashMu.Unlock()
+			if fn != nil {
+				fn(d.FrameID, d.URL, d.SuggestedFilename)
+			}
+			return
+		}
 		if c, ok := ev.(*target.EventTargetCrashed); ok && c.TargetID == id {
 			p.crashMu.Lock()
 			p.crashStatus, p.crashCode = c.Status, int(c.ErrorCode)

@@ -427,6 +427,24 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// Event times, animations, performance entries, Intl, Temporal and
 	// lastModified all read the virtual clock.
 	"hostile_time.html": hostileTimeVerdict,
+	// An <a download> of 8 MiB and a save picker: both refused and
+	// recorded, and no such file appears in the browser's profile, the
+	// temporary folder or the user's home.
+	"downloads.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		var download bool
+		for _, b := range r.Requests.Blocked {
+			if b.Type == "download" && strings.Contains(b.Reason, "worldprobe-download-canary.bin") {
+				download = true
+			}
+		}
+		require.True(t, download, "blocked: %+v", r.Requests.Blocked)
+		require.Contains(t, r.Dialogs, session.Dialog{Type: "file_picker", Message: "showSaveFilePicker"})
+		home, _ := os.UserHomeDir()
+		for _, root := range []string{testBrowser.ProfileDir(), os.TempDir(), home} {
+			require.Empty(t, findNamed(root, 4, "worldprobe-download-canary.bin", "worldprobe-picker-canary.txt"), "under %s", root)
+		}
+	},
 	// What Chromium refuses by itself (mixed content, file://) and what is
 	// tried in a worker or an iframe is recorded like the rest.
 	"refusals.html": func(t *testing.T, r *Report) {
@@ -535,6 +553,28 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.Equal(t, "timer_flood", ev["kind"])
 		require.Equal(t, 2.0, ev["frame"])
 	},
+}
+
+// findNamed lists files under root (at most depth levels down) with one
+// of the names.
+func findNamed(root string, depth int, names ...string) []string {
+	var found []string
+	base := strings.Count(filepath.Clean(root), string(filepath.Separator))
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && strings.Count(p, string(filepath.Separator))-base >= depth {
+			return filepath.SkipDir
+		}
+		for _, n := range names {
+			if d.Name() == n {
+				found = append(found, p)
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 func hostileTimeVerdict(t *testing.T, r *Report) {

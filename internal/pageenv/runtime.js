@@ -534,6 +534,13 @@
   G.print = function print() { record(log.dialogs, { type: 'print', message: '' }); };
   G.open = function open(url) { record(log.blocked, { url: String(url ?? ''), type: 'window.open' }); return null; };
   G.close = function close() { record(log.blocked, { url: '', type: 'window.close' }); };
+  for (const name of ['showOpenFilePicker', 'showSaveFilePicker', 'showDirectoryPicker']) {
+    if (typeof G[name] !== 'function') continue;
+    G[name] = function () {
+      record(log.dialogs, { type: 'file_picker', message: name });
+      return RealPromise.reject(new DOMException('file pickers are disabled by worldprobe', 'AbortError'));
+    };
+  }
   if (G.ServiceWorkerContainer) {
     // A service worker could answer the page's requests itself and outlive
     // it: refused, and recorded.

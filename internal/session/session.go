@@ -109,6 +109,7 @@ type Session struct {
 	scripts  scriptTracker
 	crashed  chan struct{}
 	refusals refusals
+	frames   sync.Map // cdp.FrameID → true: the page's frames, for its downloads
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
 	scriptID page.ScriptIdentifier
@@ -156,6 +157,17 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		return nil, err
 	}
 	s.page = p
+	p.OnDownload(func(frame cdp.FrameID, u, name string) {
+		if _, ours := s.frames.Load(frame); !ours {
+			return
+		}
+		s.rec.with(func(l *Log) {
+			if len(l.Requests.Blocked) < maxURLs {
+				l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: truncate(u, 500), Type: "download",
+					Reason: "downloads are denied (" + truncate(name, 100) + ")"})
+			}
+		})
+	})
 	t1 := time.Now()
 	if err := s.prepare(ctx); err != nil {
 		p.Close()
@@ -221,6 +233,10 @@ func (s *Session) prepare(ctx context.Context) error {
 			// CSS and Web Animations then move only when the runtime
 			// advances them, by the virtual frame time (docs/runtime.md).
 			_, err := chromedp.Call(pctx, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 0})
+			return err
+		}},
+		{"intercepting file choosers", func() error {
+			_, err := chromedp.Call(pctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
 			return err
 		}},
 		{"emulating focus", func() error {
@@ -484,7 +500,16 @@ func (s *Session) onEvent(ev any) {
 			l.Dialogs = append(l.Dialogs, Dialog{Type: string(ev.Type), Message: truncate(ev.Message, 500)})
 		})
 		go s.dismissDialog()
+	case *page.EventFrameAttached:
+		s.frames.Store(ev.FrameID, true)
+	case *page.EventFileChooserOpened:
+		s.rec.with(func(l *Log) {
+			l.Dialogs = append(l.Dialogs, Dialog{Type: "file_chooser", Message: string(ev.Mode)})
+		})
 	case *page.EventFrameNavigated:
+		if ev.Frame != nil {
+			s.frames.Store(ev.Frame.ID, true)
+		}
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			if s.mainID.Load() == nil {
 				s.mainID.Store(ev.Frame.ID)
