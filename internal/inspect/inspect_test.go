@@ -427,6 +427,16 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// Event times, animations, performance entries, Intl, Temporal and
 	// lastModified all read the virtual clock.
 	"hostile_time.html": hostileTimeVerdict,
+	// 250,000 elements in the document: recorded once as a dom_flood (the
+	// memory cap is what would stop a larger one).
+	"dom_flood.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.NotEmpty(t, r.Events)
+		ev := r.Events[0].(map[string]any)
+		require.Equal(t, "dom_flood", ev["kind"])
+		require.Equal(t, 30.0, ev["frame"])
+		require.Equal(t, 250006.0, ev["nodes"])
+	},
 	// An <a download> of 8 MiB and a save picker: both refused and
 	// recorded, and no such file appears in the browser's profile, the
 	// temporary folder or the user's home.

@@ -17,6 +17,13 @@ var runtimeJS string
 //go:embed worker.js
 var workerJS string
 
+// libJS holds what runtime.js and worker.js share (seeded streams, the
+// virtual clock, Intl/Temporal "now", the timer heap); it goes in front of
+// each inside the same function.
+//
+//go:embed lib.js
+var libJS string
+
 // EpochMs is the wall-clock time, in Unix milliseconds, that a page sees at
 // virtual time zero: 2026-01-01T12:00:00Z. Date.now() returns EpochMs plus the
 // virtual milliseconds stepped so far.
@@ -68,7 +75,7 @@ func WorkerScript(cfg WorkerConfig) string {
 		cfg.EpochMs = EpochMs
 	}
 	b, _ := json.Marshal(cfg) // plain numbers: cannot fail
-	src, _ := json.Marshal("(function(){const __WP_WORKER__ = " + string(b) + ";\n" + workerJS + "\n})();")
+	src, _ := json.Marshal("(function(){const __WP_WORKER__ = " + string(b) + ";\n" + libJS + "\n" + workerJS + "\n})();")
 	return "(0,eval)(" + string(src) + ");"
 }
 
@@ -80,10 +87,10 @@ func Script(cfg Config) (string, error) {
 	if cfg.EpochMs == 0 {
 		cfg.EpochMs = EpochMs
 	}
-	cfg.WorkerRuntime = workerJS
+	cfg.WorkerRuntime = libJS + "\n" + workerJS
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return "", fmt.Errorf("pageenv: encoding config: %w", err)
 	}
-	return "(function(){const __WP_CONFIG__ = " + string(b) + ";\n" + runtimeJS + "\n})();", nil
+	return "(function(){const __WP_CONFIG__ = " + string(b) + ";\n" + libJS + "\n" + runtimeJS + "\n})();", nil
 }

@@ -78,56 +78,8 @@
     } catch (e) { /* already locked */ }
   }
 
-  // ---- seeded randomness: sfc32 seeded through splitmix32 ----
-  function splitmix32(a) {
-    return function () {
-      a |= 0; a = (a + 0x9e3779b9) | 0;
-      let t = a ^ (a >>> 16); t = Math.imul(t, 0x21f0aaad);
-      t = t ^ (t >>> 15); t = Math.imul(t, 0x735a2d97);
-      return (t ^ (t >>> 15)) >>> 0;
-    };
-  }
-  function sfc32(seed) {
-    const sm = splitmix32(seed);
-    let a = sm(), b = sm(), c = sm(), d = sm();
-    const next = function () {
-      a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-      let t = (a + b) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (c << 21) | (c >>> 11);
-      d = (d + 1) | 0;
-      t = (t + d) | 0;
-      c = (c + t) | 0;
-      return (t >>> 0);
-    };
-    for (let i = 0; i < 12; i++) next();
-    return next;
-  }
-  const seed = config.seed >>> 0;
-  const randomU32 = sfc32(seed);
-  const cryptoU32 = sfc32((seed ^ 0x5bd1e995) >>> 0);
-  Math.random = function random() { return randomU32() / 4294967296; };
-  if (G.crypto && G.Crypto) {
-    const proto = G.Crypto.prototype;
-    const origGRV = proto.getRandomValues;
-    proto.getRandomValues = function getRandomValues(arr) {
-      if (!ArrayBufferIsView(arr)) return apply(origGRV, this, [arr]);
-      const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
-      for (let i = 0; i < bytes.length; i += 4) {
-        const v = cryptoU32();
-        for (let k = 0; k < 4 && i + k < bytes.length; k++) bytes[i + k] = (v >>> (8 * k)) & 255;
-      }
-      return arr;
-    };
-    proto.randomUUID = function randomUUID() {
-      const b = new Uint8Array(16);
-      proto.getRandomValues.call(this, b);
-      b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
-      const h = Array.from(b, (x) => (x + 256).toString(16).slice(1)).join('');
-      return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
-    };
-  }
+  // ---- seeded randomness: sfc32 seeded through splitmix32 (lib.js) ----
+  __wpLib.seedRandom(G, config.seed);
 
   // ---- virtual clock ----
   const epochMs = config.epochMs;
@@ -146,24 +98,7 @@
   let deliverPerformance = () => {};
   // In realtime mode (benchmarks only) the page keeps the real clock.
   const realtime = config.realtime === true;
-  if (!realtime) {
-    perfProto.now = function now_() { return now; };
-    try { ObjectDefine(perfProto, 'timeOrigin', { get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
-  }
-
-  function VirtualDate(...args) {
-    if (!new.target) return new RealDate(epochMs + now).toString();
-    if (args.length === 0) return Reflect.construct(RealDate, [epochMs + now], new.target);
-    return Reflect.construct(RealDate, args, new.target);
-  }
-  VirtualDate.prototype = RealDate.prototype;
-  VirtualDate.now = function dateNow() { return MathFloor(epochMs + now); };
-  VirtualDate.parse = RealDate.parse;
-  VirtualDate.UTC = RealDate.UTC;
-  if (!realtime) {
-    ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
-    G.Date = VirtualDate;
-  }
+  if (!realtime) __wpLib.installClock(G, epochMs, () => now);
 
   // ---- every other clock a page can read ----
   // Event times, the animation timeline and animations, performance
@@ -172,7 +107,6 @@
   // Web Animations move only when a frame is stepped: the harness freezes
   // the document timeline (CDP Animation.setPlaybackRate 0) and stepOne
   // advances every running animation by the frame's virtual time.
-  const virtualEpochMs = () => MathFloor(epochMs + now);
   const ObjectGetOwnDesc = Object.getOwnPropertyDescriptor;
   function defineGetter(proto, name, get) {
     if (!proto) return;
@@ -320,29 +254,7 @@
         };
       }
     }
-    if (G.Intl && G.Intl.DateTimeFormat) {
-      const proto = G.Intl.DateTimeFormat.prototype;
-      const fmt = ObjectGetOwnDesc(proto, 'format');
-      if (fmt && fmt.get) {
-        defineGetter(proto, 'format', function () {
-          const f = apply(fmt.get, this, []);
-          return function format(d) { return f(d === undefined ? virtualEpochMs() : d); };
-        });
-      }
-      const parts = proto.formatToParts;
-      if (typeof parts === 'function') proto.formatToParts = function formatToParts(d) { return apply(parts, this, [d === undefined ? virtualEpochMs() : d]); };
-    }
-    if (G.Temporal && G.Temporal.Now && G.Temporal.Instant) {
-      const T = G.Temporal, N = T.Now, fromNs = T.Instant.fromEpochNanoseconds;
-      const instant = () => apply(fromNs, T.Instant, [BigInt(epochMs) * 1000000n + BigInt(MathRound(now * 1e6))]);
-      const zoned = (tz) => instant().toZonedDateTimeISO(tz === undefined ? 'UTC' : tz);
-      N.instant = function instant_() { return instant(); };
-      N.timeZoneId = function timeZoneId() { return 'UTC'; };
-      N.zonedDateTimeISO = function zonedDateTimeISO(tz) { return zoned(tz); };
-      N.plainDateTimeISO = function plainDateTimeISO(tz) { return zoned(tz).toPlainDateTime(); };
-      N.plainDateISO = function plainDateISO(tz) { return zoned(tz).toPlainDate(); };
-      N.plainTimeISO = function plainTimeISO(tz) { return zoned(tz).toPlainTime(); };
-    }
+    __wpLib.virtualDates(G, epochMs, () => now);
     if (G.Document) {
       defineGetter(G.Document.prototype, 'lastModified', () => {
         const d = new RealDate(epochMs);
@@ -365,53 +277,16 @@
   // most of it is dead).
   const live = ObjectCreate(null); // id → timer, pending ones only
   let liveCount = 0;
-  const heap = ObjectCreate(null);
-  let heapSize = 0;
+  const heap = __wpLib.timerHeap();
   let timerSeq = 0;
   let nesting = 0;
-  const earlier = (a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  function heapPush(t) {
-    let i = heapSize++;
-    heap[i] = t;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (!earlier(heap[i], heap[up])) break;
-      const x = heap[i]; heap[i] = heap[up]; heap[up] = x;
-      i = up;
-    }
-  }
-  function heapPop() {
-    const top = heap[0];
-    heapSize--;
-    heap[0] = heap[heapSize];
-    delete heap[heapSize];
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1, r = l + 1;
-      let m = i;
-      if (l < heapSize && earlier(heap[l], heap[m])) m = l;
-      if (r < heapSize && earlier(heap[r], heap[m])) m = r;
-      if (m === i) break;
-      const x = heap[i]; heap[i] = heap[m]; heap[m] = x;
-      i = m;
-    }
-    return top;
-  }
   function clearTimer(id) {
     const t = live[id];
     if (t === undefined) return;
     t.dead = true;
     delete live[id];
     liveCount--;
-    if (heapSize > 1024 && heapSize > 4 * liveCount) {
-      // Mostly dead: rebuild from the live timers, keeping their order keys.
-      const keep = ObjectCreate(null);
-      let n = 0;
-      for (let i = 0; i < heapSize; i++) if (!heap[i].dead) keep[n++] = heap[i];
-      for (let i = 0; i < heapSize; i++) delete heap[i];
-      heapSize = 0;
-      for (let i = 0; i < n; i++) heapPush(keep[i]);
-    }
+    if (heap.size() > 1024 && heap.size() > 4 * liveCount) heap.compact(); // mostly dead
   }
   function addTimer(fn, delay, args, repeat) {
     if (typeof fn !== 'function') {
@@ -426,7 +301,7 @@
     const t = { id, fn, args, at: now + delay, delay, repeat, seq: id, level, dead: false };
     live[id] = t;
     liveCount++;
-    heapPush(t);
+    heap.push(t);
     return id;
   }
   if (!realtime) {
@@ -443,17 +318,17 @@
   const MAX_TIMER_RUNS = 100000;
   function runTimersUntil(limit) {
     let runs = 0;
-    while (heapSize > 0) {
-      const next = heap[0];
-      if (next.dead) { heapPop(); continue; }
+    while (heap.size() > 0) {
+      const next = heap.peek();
+      if (next.dead) { heap.pop(); continue; }
       if (next.at > limit) return;
       if (++runs > MAX_TIMER_RUNS) { record(log.events, { kind: 'timer_flood', frame, pending: liveCount }); return; }
-      heapPop();
+      heap.pop();
       if (next.at > now) now = next.at;
       if (next.repeat) {
         next.at = now + MathMax(next.delay, next.level > 5 ? 4 : 1);
         next.seq = ++timerSeq;
-        heapPush(next);
+        heap.push(next);
       } else {
         delete live[next.id];
         liveCount--;
@@ -896,10 +771,24 @@
     children = keep;
   }
 
+  // A page that floods its document is recorded once (the memory cap is
+  // what stops it); checked every 30 frames, cheap on ordinary pages.
+  const DOM_FLOOD_NODES = 200000;
+  const GetByTag = G.Document && G.Document.prototype.getElementsByTagName;
+  let domFlood = false;
+  function checkDOM() {
+    if (domFlood || !GetByTag || frame % 30 !== 0) return;
+    try {
+      const n = apply(GetByTag, document, ['*']).length;
+      if (n > DOM_FLOOD_NODES) { domFlood = true; record(log.events, { kind: 'dom_flood', frame, nodes: n }); }
+    } catch (e) { /* no document */ }
+  }
+
   function stepOne() {
     frame++;
     const r = advanceTo((frame * 1000) / config.fps);
     stepChildren(skipDraw);
+    checkDOM();
     return r;
   }
 
