@@ -41,6 +41,9 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	require.Contains(t, stdout, "ok   simulation/tiny/frozen: fails as expected: the box never moves")
 	require.FileExists(t, filepath.Join(out, "report.html"))
 	require.FileExists(t, filepath.Join(out, "results.db"))
+	st, err := os.Stat(out)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o750), st.Mode().Perm(), "a new run folder is closed to other users (the browser's included)")
 	lockRaw, err := os.ReadFile(filepath.Join(out, "lock.json"))
 	require.NoError(t, err)
 	var lock struct {

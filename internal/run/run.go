@@ -83,8 +83,17 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	// A new run folder is closed to other users, the browser's own system
+	// user included: a page that got out of Chromium's sandbox still could
+	// not read other candidates' pages or results.
+	_, statErr := os.Stat(o.Out)
 	if err := os.MkdirAll(filepath.Join(o.Out, "trials"), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
+	}
+	if os.IsNotExist(statErr) {
+		if err := os.Chmod(o.Out, 0o750); err != nil {
+			return nil, fmt.Errorf("closing the run folder to other users: %w", err)
+		}
 	}
 	if err := checkOrWrite(filepath.Join(o.Out, "config.json"), o.Config); err != nil {
 		return nil, err
