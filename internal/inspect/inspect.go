@@ -194,7 +194,7 @@ func (in *Inspector) Inspect(ctx context.Context, path string) (*Report, error) 
 	// Wait for the GPU; this time is not the page's.
 	t2 := time.Now()
 	if err := s.Present(ctx); err != nil {
-		in.finishBroken(ctx, s, rep, err)
+		in.finishBrokenAfterDraw(ctx, s, rep, err, "drawing its last frame")
 		return rep, nil
 	}
 	rep.Timing.PresentMs = ms(time.Since(t2))
@@ -203,7 +203,7 @@ func (in *Inspector) Inspect(ctx context.Context, path string) (*Report, error) 
 	obsCtx, obsCancel := context.WithTimeout(ctx, o.GPUTime)
 	defer obsCancel()
 	if err := in.observe(obsCtx, s, rep); err != nil {
-		in.finishBroken(ctx, s, rep, err)
+		in.finishBrokenAfterDraw(ctx, s, rep, err, "being observed (state, scene, pixels)")
 		return rep, nil
 	}
 	rep.Timing.ObserveMs = ms(time.Since(t3))
@@ -265,6 +265,21 @@ func (in *Inspector) observe(ctx context.Context, s *session.Session, rep *Repor
 		rep.Screenshot = file
 	}
 	return nil
+}
+
+// finishBrokenAfterDraw is finishBroken for the phases after the frames
+// were stepped, which run under the GPU allowance (--gpu-timeout), not the
+// page's call timeout: a page that does not answer then is reported with
+// that allowance and the phase, and keeps the frames it completed.
+func (in *Inspector) finishBrokenAfterDraw(ctx context.Context, s *session.Session, rep *Report, err error, phase string) {
+	if !errors.Is(err, session.ErrUnresponsive) {
+		in.finishBroken(ctx, s, rep, err)
+		return
+	}
+	_ = s.Interrupt()
+	rep.fill(s.Log())
+	rep.fail(CrashTimeout, fmt.Sprintf("the page did not return control within the GPU allowance of %s while %s, after %d frames",
+		in.Options.GPUTime, phase, rep.Frames), 0, 0)
 }
 
 // finishBroken records a timeout or crash, after regaining control of the
