@@ -16,6 +16,9 @@ const __wpLib = (function () {
   const MathImul = Math.imul;
   const RealDate = Date;
   const RealBigInt = BigInt;
+  const RealString = String;
+  const RealNumber = Number;
+  const MathMax = Math.max;
 
   function splitmix32(a) {
     return function () {
@@ -175,5 +178,68 @@ const __wpLib = (function () {
     return { push, pop, compact, peek: () => heap[0], size: () => size };
   }
 
-  return { seedRandom, installClock, virtualDates, timerHeap };
+  // timerQueue gives setTimeout/setInterval semantics in virtual time, as
+  // the HTML standard says them: nested deeper than 5, a delay is at least
+  // 4 ms; due timers run in (due time, creation) order, each reading its
+  // own due time. clock.get/clock.set read and move the virtual ms; report
+  // receives what a callback throws. Cleared timers stay in the heap,
+  // marked dead, until they come up (or the heap is compacted when most of
+  // it is dead).
+  function timerQueue(G, clock, report) {
+    const live = ObjectCreate(null); // id → timer, pending ones only
+    const heap = timerHeap();
+    let liveCount = 0, seq = 0, nesting = 0;
+    function add(fn, delay, args, repeat) {
+      if (typeof fn !== 'function') {
+        const code = RealString(fn);
+        fn = function () { (0, eval)(code); };
+      }
+      delay = RealNumber(delay) || 0;
+      if (delay < 0) delay = 0;
+      const level = nesting + 1;
+      if (level > 5 && delay < 4) delay = 4;
+      const id = ++seq;
+      const t = { id, fn, args, at: clock.get() + delay, delay, repeat, seq: id, level, dead: false };
+      live[id] = t;
+      liveCount++;
+      heap.push(t);
+      return id;
+    }
+    function clear(id) {
+      const t = live[id];
+      if (t === undefined) return;
+      t.dead = true;
+      delete live[id];
+      liveCount--;
+      if (heap.size() > 1024 && heap.size() > 4 * liveCount) heap.compact();
+    }
+    // runUntil runs the timers due at or before limit; after maxRuns runs
+    // it stops and returns false (the rest wait for the next call).
+    function runUntil(limit, maxRuns) {
+      let runs = 0;
+      while (heap.size() > 0) {
+        const next = heap.peek();
+        if (next.dead) { heap.pop(); continue; }
+        if (next.at > limit) return true;
+        if (++runs > maxRuns) return false;
+        heap.pop();
+        if (next.at > clock.get()) clock.set(next.at);
+        if (next.repeat) {
+          next.at = clock.get() + MathMax(next.delay, next.level > 5 ? 4 : 1);
+          next.seq = ++seq;
+          heap.push(next);
+        } else {
+          delete live[next.id];
+          liveCount--;
+        }
+        const saved = nesting;
+        nesting = next.level;
+        try { apply(next.fn, G, next.args); } catch (e) { report(e); } finally { nesting = saved; }
+      }
+      return true;
+    }
+    return { add, clear, runUntil, pending: () => liveCount };
+  }
+
+  return { seedRandom, installClock, virtualDates, timerQueue };
 })();

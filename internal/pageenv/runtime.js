@@ -268,42 +268,11 @@
     if (G.Gamepad) defineGetter(G.Gamepad.prototype, 'timestamp', () => now);
   }
 
-  // Timers follow the HTML rule: nested deeper than 5, a delay is at least 4 ms.
-  // They wait in a binary heap ordered by (due time, sequence), so a frame
-  // costs log(n) per timer run however many are pending. Storage is
-  // prototype-less objects indexed by number: nothing a page does to
-  // Array, Map or Object prototypes reaches it. Cleared timers stay in the
-  // heap, marked dead, until they come up (or the heap is rebuilt when
-  // most of it is dead).
-  const live = ObjectCreate(null); // id → timer, pending ones only
-  let liveCount = 0;
-  const heap = __wpLib.timerHeap();
-  let timerSeq = 0;
-  let nesting = 0;
-  function clearTimer(id) {
-    const t = live[id];
-    if (t === undefined) return;
-    t.dead = true;
-    delete live[id];
-    liveCount--;
-    if (heap.size() > 1024 && heap.size() > 4 * liveCount) heap.compact(); // mostly dead
-  }
-  function addTimer(fn, delay, args, repeat) {
-    if (typeof fn !== 'function') {
-      const code = RealString(fn);
-      fn = function () { (0, eval)(code); };
-    }
-    delay = RealNumber(delay) || 0;
-    if (delay < 0) delay = 0;
-    const level = nesting + 1;
-    if (level > 5 && delay < 4) delay = 4;
-    const id = ++timerSeq;
-    const t = { id, fn, args, at: now + delay, delay, repeat, seq: id, level, dead: false };
-    live[id] = t;
-    liveCount++;
-    heap.push(t);
-    return id;
-  }
+  // Timers (lib.js timerQueue): a binary heap ordered by (due time,
+  // sequence), so a frame costs log(n) per timer run however many are
+  // pending, on prototype-less storage nothing a page does reaches.
+  const timers = __wpLib.timerQueue(G, { get: () => now, set: (v) => { now = v; } }, report);
+  const addTimer = timers.add, clearTimer = timers.clear;
   if (!realtime) {
     G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
     G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
@@ -317,26 +286,7 @@
 
   const MAX_TIMER_RUNS = 100000;
   function runTimersUntil(limit) {
-    let runs = 0;
-    while (heap.size() > 0) {
-      const next = heap.peek();
-      if (next.dead) { heap.pop(); continue; }
-      if (next.at > limit) return;
-      if (++runs > MAX_TIMER_RUNS) { record(log.events, { kind: 'timer_flood', frame, pending: liveCount }); return; }
-      heap.pop();
-      if (next.at > now) now = next.at;
-      if (next.repeat) {
-        next.at = now + MathMax(next.delay, next.level > 5 ? 4 : 1);
-        next.seq = ++timerSeq;
-        heap.push(next);
-      } else {
-        delete live[next.id];
-        liveCount--;
-      }
-      const saved = nesting;
-      nesting = next.level;
-      try { apply(next.fn, G, next.args); } catch (e) { report(e); } finally { nesting = saved; }
-    }
+    if (!timers.runUntil(limit, MAX_TIMER_RUNS)) record(log.events, { kind: 'timer_flood', frame, pending: timers.pending() });
   }
 
   // Animation-frame callbacks, by id (ids only grow, so the numeric keys of
@@ -1251,7 +1201,7 @@
 
   function status() {
     return JSONStringify({
-      frame, virtualMs: now, timers: liveCount, rafs: rafCount, gl, threeRevision,
+      frame, virtualMs: now, timers: timers.pending(), rafs: rafCount, gl, threeRevision,
       dialogs: log.dialogs, blocked: log.blocked, events: log.events,
     });
   }

@@ -34,31 +34,9 @@
     if (d && d.configurable) ObjectDefine(G.Event.prototype, 'timeStamp', { configurable: true, enumerable: d.enumerable, get() { return now; } });
   }
 
-  // Timers: a heap by (due time, sequence), run when a frame's time arrives.
-  const live = ObjectCreate(null);
-  const heap = __wpLib.timerHeap();
-  let timerSeq = 0, nesting = 0;
-  function addTimer(fn, delay, args, repeat) {
-    if (typeof fn !== 'function') {
-      const code = RealString(fn);
-      fn = function () { (0, eval)(code); };
-    }
-    delay = RealNumber(delay) || 0;
-    if (delay < 0) delay = 0;
-    const level = nesting + 1;
-    if (level > 5 && delay < 4) delay = 4;
-    const id = ++timerSeq;
-    const t = { id, fn, args, at: now + delay, delay, repeat, seq: id, level, dead: false };
-    live[id] = t;
-    heap.push(t);
-    return id;
-  }
-  function clearTimer(id) {
-    const t = live[id];
-    if (t === undefined) return;
-    t.dead = true;
-    delete live[id];
-  }
+  // Timers (lib.js timerQueue) run when a frame's time arrives.
+  const timers = __wpLib.timerQueue(G, { get: () => now, set: (v) => { now = v; } }, (e) => report(e));
+  const addTimer = timers.add, clearTimer = timers.clear;
   G.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer(fn, delay, args, false); };
   G.setInterval = function setInterval(fn, delay, ...args) { return addTimer(fn, delay, args, true); };
   G.clearTimeout = function clearTimeout(id) { clearTimer(id); };
@@ -77,25 +55,7 @@
   // order (each reading its own due time), then animation-frame callbacks.
   function tick(t) {
     if (typeof t !== 'number' || !(t >= now)) return;
-    let runs = 0;
-    while (heap.size() > 0 && runs < MAX_TIMER_RUNS) {
-      const next = heap.peek();
-      if (next.dead) { heap.pop(); continue; }
-      if (next.at > t) break;
-      runs++;
-      heap.pop();
-      if (next.at > now) now = next.at;
-      if (next.repeat) {
-        next.at = now + MathMax(next.delay, next.level > 5 ? 4 : 1);
-        next.seq = ++timerSeq;
-        heap.push(next);
-      } else {
-        delete live[next.id];
-      }
-      const saved = nesting;
-      nesting = next.level;
-      try { apply(next.fn, G, next.args); } catch (e) { report(e); } finally { nesting = saved; }
-    }
+    timers.runUntil(t, MAX_TIMER_RUNS);
     now = t;
     const cbs = rafs;
     rafs = ObjectCreate(null);
