@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,4 +186,14 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// TestExitCodeOfErrors: cobra's own command-line errors are usage errors;
+// any other error is an infrastructure error, never a usage one.
+func TestExitCodeOfErrors(t *testing.T) {
+	require.True(t, isCobraUsage(errors.New(`unknown command "x" for "worldprobe"`)))
+	require.True(t, isCobraUsage(errors.New("accepts 1 arg(s), received 2")))
+	require.False(t, isCobraUsage(errors.New("open results.db: permission denied")))
+	code, _, errOut := execute(t, "no-such-command")
+	require.Equal(t, ExitUsage, code, errOut)
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -125,10 +126,26 @@ func Execute(ctx context.Context, args []string, io IO) int {
 	if llm.IsFatal(err) || errors.Is(err, llm.ErrBudgetExceeded) {
 		return ExitFatal
 	}
-	var modelErr *llm.ChainError
-	if errors.As(err, &modelErr) {
-		return ExitRuntime
+	if isCobraUsage(err) {
+		return ExitUsage
 	}
-	// cobra's own argument errors (unknown command, wrong arg count).
-	return ExitUsage
+	// Anything else went wrong while working, not in how worldprobe was
+	// called: an infrastructure error.
+	return ExitRuntime
+}
+
+// cobraUsage are the starts of the errors cobra itself returns for a
+// command line it cannot take (flag errors come through SetFlagErrorFunc).
+var cobraUsage = []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least",
+	"requires at most", "requires exactly", "invalid argument", "flag needs an argument", "required flag(s)",
+	"if any flags in the group", "none of the others can be", "at least one of the flags"}
+
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range cobraUsage {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
