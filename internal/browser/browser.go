@@ -169,7 +169,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	userDir, err := os.MkdirTemp("", "worldprobe-chromium-")
+	userDir, err := os.MkdirTemp(sandbox.profileBase(), "worldprobe-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a Chromium profile folder: %w", err)
 	}

@@ -35,3 +35,17 @@ func TestMemoryDefaults(t *testing.T) {
 	require.Positive(t, m.Total)
 	require.Equal(t, int64(-1), MemoryLimits{PerPage: -1, Total: -1}.resolved(2).PerPage)
 }
+
+// TestProfileBaseIsReachable: a browser that runs as another user gets its
+// profile where that user can reach it, even when $TMPDIR is private.
+func TestProfileBaseIsReachable(t *testing.T) {
+	private := t.TempDir()
+	require.NoError(t, os.Chmod(private, 0o700))
+	t.Setenv("TMPDIR", private)
+	other := Sandbox{UID: os.Geteuid() + 1}
+	require.Equal(t, "/tmp", other.profileBase())
+	self := Sandbox{UID: os.Geteuid()}
+	require.Equal(t, private, self.profileBase())
+	require.True(t, othersCanReach("/tmp"))
+	require.False(t, othersCanReach(private))
+}

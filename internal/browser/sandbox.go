@@ -89,6 +89,35 @@ func planSandbox(name string, unsafe bool) (Sandbox, error) {
 	return Sandbox{On: !unsafe, User: u.Username, UID: uid, GID: gid}, nil
 }
 
+// profileBase is the folder the browser's profile is made in: the system's
+// temporary folder, unless the browser runs as another user who could not
+// reach it (a $TMPDIR under root's home), then /tmp.
+func (s Sandbox) profileBase() string {
+	base := os.TempDir()
+	if !s.switchUser() || othersCanReach(base) {
+		return base
+	}
+	return "/tmp"
+}
+
+// othersCanReach reports whether every folder from / down to dir lets
+// other users through (its x bit for others is set).
+func othersCanReach(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == filepath.Dir(d) {
+			return true
+		}
+	}
+}
+
 // handOver makes dir and everything in it belong to the browser's user, so
 // a browser that runs as another user can write its profile there; other
 // users (the browser included) have no access to anything else worldprobe
