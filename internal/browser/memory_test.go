@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"testing"
@@ -48,4 +49,19 @@ func TestProfileBaseIsReachable(t *testing.T) {
 	require.Equal(t, private, self.profileBase())
 	require.True(t, othersCanReach("/tmp"))
 	require.False(t, othersCanReach(private))
+}
+
+// TestStartFailureExplainsTheSandbox: when Chromium's output blames its
+// sandbox, the error says what to fix and names --unsafe-no-sandbox; other
+// failures and runs without the sandbox are left as they are.
+func TestStartFailureExplainsTheSandbox(t *testing.T) {
+	on := Sandbox{On: true, User: "worldprobe-browser"}
+	err := explainStartFailure(errors.New("chrome failed to start:\nNo usable sandbox! Update your kernel"), on)
+	require.ErrorContains(t, err, "unprivileged user namespaces")
+	require.ErrorContains(t, err, "--unsafe-no-sandbox")
+	other := errors.New("chrome failed to start:\nmissing libnss3")
+	require.Equal(t, other, explainStartFailure(other, on))
+	off := Sandbox{On: false}
+	sandboxErr := errors.New("No usable sandbox!")
+	require.Equal(t, sandboxErr, explainStartFailure(sandboxErr, off))
 }
