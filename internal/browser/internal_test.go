@@ -1,5 +1,6 @@
 // Tests of the package's unexported parts: the memory watchdog's tree walk and
 // defaults, where the profile goes, and the sandbox start-failure message.
+
 package browser
 
 import (
