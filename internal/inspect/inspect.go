@@ -18,24 +18,25 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/session"
 )
 
 // Outcome values.
 const (
-	OutcomeOK    = "ok"
-	OutcomeCrash = "crash"
+	OutcomeOK    = result.OutcomeOK
+	OutcomeCrash = result.OutcomeCrash
 )
 
-// Crash kinds.
+// Crash kinds an inspection can give (the vocabulary is result's).
 const (
-	CrashLoadFailed       = "load_failed"
-	CrashJSException      = "js_exception"
-	CrashNoWebGL          = "no_webgl"
-	CrashWebGLContextLost = "webgl_context_lost"
-	CrashRenderLoopDead   = "render_loop_dead"
-	CrashTimeout          = "timeout"
-	CrashPageCrashed      = "page_crashed"
+	CrashLoadFailed       = result.CrashLoadFailed
+	CrashJSException      = result.CrashJSException
+	CrashNoWebGL          = result.CrashNoWebGL
+	CrashWebGLContextLost = result.CrashWebGLContextLost
+	CrashRenderLoopDead   = result.CrashRenderLoopDead
+	CrashTimeout          = result.CrashTimeout
+	CrashPageCrashed      = result.CrashPageCrashed
 )
 
 // Options configure one inspection.

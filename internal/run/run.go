@@ -206,7 +206,7 @@ func runOne(ctx context.Context, o Options, p Planned) (*result.Trial, error) {
 	if p.Page == "" {
 		t = &result.Trial{Key: p.Key, Task: p.Task.ID, Category: p.Task.Category, Subdomain: p.Task.Subdomain,
 			Difficulty: p.Task.Difficulty, Model: p.Model, Candidate: p.Candidate, Sample: p.Sample, Variant: p.Variant, VariantOf: p.Task.VariantOf,
-			Outcome: result.OutcomeCrash, CrashKind: "no_candidate", CrashMessage: "the model produced no page for this task",
+			Outcome: result.OutcomeCrash, CrashKind: result.CrashNoCandidate, CrashMessage: "the model produced no page for this task",
 			Attribution: "crash", StartedAt: time.Now().UTC(), Assertions: []result.Assertion{}}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err

@@ -29,6 +29,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/pageenv"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/result"
 )
 
 // Origin is the virtual origin a page is served from. It is https, so pages
@@ -410,7 +411,7 @@ func (s *Session) Log() Log { return s.rec.snapshot() }
 
 // CrashCauseMemory is the cause of a crash the memory watchdog made: the
 // page used more memory than its share.
-const CrashCauseMemory = "memory"
+const CrashCauseMemory = result.CrashCauseMemory
 
 // CrashCause says why a crashed page's renderer ended: cause is
 // CrashCauseMemory when the memory watchdog ended it, else ""; message

@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
-	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/result"
 )
 
 // Fixture is a known-flawed candidate page with its expected outcome.
@@ -42,15 +42,13 @@ type Expect struct {
 
 // Outcomes of a fixture.
 const (
-	OutcomeOK    = inspect.OutcomeOK
-	OutcomeCrash = inspect.OutcomeCrash
+	OutcomeOK    = result.OutcomeOK
+	OutcomeCrash = result.OutcomeCrash
 )
 
-// CrashKinds lists the crash kinds an expect.yaml may name.
-func CrashKinds() []string {
-	return []string{inspect.CrashLoadFailed, inspect.CrashJSException, inspect.CrashNoWebGL,
-		inspect.CrashWebGLContextLost, inspect.CrashRenderLoopDead, inspect.CrashTimeout, inspect.CrashPageCrashed}
-}
+// CrashKinds lists the crash kinds an expect.yaml may name: every kind a
+// page can be given (result.CrashKinds).
+func CrashKinds() []string { return result.CrashKinds() }
 
 // Fixtures reads every candidates/<name>/ of the task, sorted by name. A
 // task without candidates has none. All problems are returned together.

@@ -143,7 +143,7 @@ func TestLintBrokenContract(t *testing.T) {
 	require.Len(t, got, 3, strings.Join(got, "\n"))
 	require.True(t, strings.HasPrefix(got[0], "contract.yaml:probe a: assert: 1:6: Syntax error"), got[0])
 	require.Equal(t, "contract.yaml:probe b: steps: step (frames): want a whole number >= 1, got 0", got[1], "b's assertion is not compiled while its steps are broken")
-	require.Equal(t, "candidates/crashes/expect.yaml:outcome crash needs crash_kind, one of load_failed, js_exception, no_webgl, webgl_context_lost, render_loop_dead, timeout, page_crashed", got[2])
+	require.Equal(t, "candidates/crashes/expect.yaml:outcome crash needs crash_kind, one of load_failed, js_exception, no_webgl, webgl_context_lost, render_loop_dead, timeout, page_crashed, runtime_error", got[2])
 }
 
 func TestMentions(t *testing.T) {

@@ -193,7 +193,7 @@ func TestParseExpectErrors(t *testing.T) {
 		"reason: x\n":                         {"expect.yaml:1: a candidate with outcome ok must list the probes it fails"},
 		"reason: x\nfails: [a, a]\nwhy: no\n": {`expect.yaml:3: unknown field "why"`},
 		"reason: x\nfails: [a, a]\n":          {"expect.yaml:2: probe a listed twice"},
-		"reason: x\noutcome: crash\n":         {"expect.yaml:2: outcome crash needs crash_kind, one of load_failed, js_exception, no_webgl, webgl_context_lost, render_loop_dead, timeout, page_crashed"},
+		"reason: x\noutcome: crash\n":         {"expect.yaml:2: outcome crash needs crash_kind, one of load_failed, js_exception, no_webgl, webgl_context_lost, render_loop_dead, timeout, page_crashed, runtime_error"},
 		"reason: x\noutcome: crash\ncrash_kind: js_exception\nfails: [a]\nattribution: other\n": {
 			"expect.yaml:4: a crash fails every probe: leave fails out",
 			"expect.yaml:5: a crash is attributed to crash, not other"},
@@ -204,6 +204,10 @@ func TestParseExpectErrors(t *testing.T) {
 			`expect.yaml:4: unknown outcome "maybe" (want ok or crash)`,
 			`expect.yaml:3: unknown attribution "gremlins" (want one of crash, schema_drift, state_mismatch, physics_violation, broken_interaction, other)`},
 	}
+	// Every kind a page can be given can be expected, runtime_error included.
+	e, err := ParseExpect("expect.yaml", []byte("reason: x\noutcome: crash\ncrash_kind: runtime_error\n"))
+	require.NoError(t, err)
+	require.Equal(t, "runtime_error", e.CrashKind)
 	for src, want := range cases {
 		t.Run(src, func(t *testing.T) {
 			_, err := ParseExpect("expect.yaml", []byte(src))

@@ -29,7 +29,7 @@ import (
 // CrashRuntimeError is the crash kind of a page that failed during a probe
 // in a way that is neither a timeout nor a renderer crash (e.g. it broke the
 // harness's access to it).
-const CrashRuntimeError = "runtime_error"
+const CrashRuntimeError = result.CrashRuntimeError
 
 // Judge runs trials with one browser and one resolver.
 type Judge struct {
