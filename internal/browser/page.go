@@ -23,8 +23,8 @@ type Page struct {
 	browser *Browser
 	opened  time.Time
 
-	crashMu     sync.Mutex
-	crashStatus string // Target.targetCrashed status: "killed", "crashed", …
+	mu          sync.Mutex // guards the crash report and onDownload
+	crashStatus string     // Target.targetCrashed status: "killed", "crashed", …
 	crashCode   int
 	crashSeen   chan struct{}
 	onDownload  func(frame cdp.FrameID, url, name string)
@@ -34,9 +34,9 @@ type Page struct {
 // denied). Downloads are reported for the whole browser, so fn gets those
 // of other pages' frames too: it must keep only its page's frames.
 func (p *Page) OnDownload(fn func(frame cdp.FrameID, url, name string)) {
-	p.crashMu.Lock()
+	p.mu.Lock()
 	p.onDownload = fn
-	p.crashMu.Unlock()
+	p.mu.Unlock()
 }
 
 // NewPage waits for a free job slot, then opens a tab in a fresh browser
@@ -72,18 +72,18 @@ func (b *Browser) NewPage(ctx context.Context, listener func(ev any)) (*Page, er
 	var seen sync.Once
 	chromedp.ListenBrowser(tctx, func(ev any) {
 		if d, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
-			p.crashMu.Lock()
+			p.mu.Lock()
 			fn := p.onDownload
-			p.crashMu.Unlock()
+			p.mu.Unlock()
 			if fn != nil {
 				fn(d.FrameID, d.URL, d.SuggestedFilename)
 			}
 			return
 		}
 		if c, ok := ev.(*target.EventTargetCrashed); ok && c.TargetID == id {
-			p.crashMu.Lock()
+			p.mu.Lock()
 			p.crashStatus, p.crashCode = c.Status, int(c.ErrorCode)
-			p.crashMu.Unlock()
+			p.mu.Unlock()
 			seen.Do(func() { close(p.crashSeen) })
 		}
 	})
@@ -101,13 +101,13 @@ func (p *Page) CrashCause(wait time.Duration) (kill *MemoryKill, status string) 
 	case <-p.crashSeen:
 	case <-time.After(wait):
 	}
-	p.crashMu.Lock()
+	p.mu.Lock()
 	status = p.crashStatus
 	if p.crashCode != 0 {
 		status = fmt.Sprintf("%s (code %d)", p.crashStatus, p.crashCode)
 	}
 	killed := p.crashStatus == "killed"
-	p.crashMu.Unlock()
+	p.mu.Unlock()
 	if killed {
 		if k, ok := p.browser.memory.killedSince(p.opened); ok {
 			return &k, status

@@ -20,6 +20,15 @@ const __wpLib = (function () {
   const RealNumber = Number;
   const MathMax = Math.max;
 
+  // defineGetter replaces proto[name] with a getter, keeping whether it
+  // was enumerable; a property that cannot be redefined is left alone.
+  function defineGetter(proto, name, get) {
+    if (!proto) return;
+    const d = ObjectGetOwnDesc(proto, name);
+    if (d && !d.configurable) return;
+    try { ObjectDefine(proto, name, { configurable: true, enumerable: d ? d.enumerable : true, get }); } catch (e) { /* ignore */ }
+  }
+
   function splitmix32(a) {
     return function () {
       a |= 0; a = (a + 0x9e3779b9) | 0;
@@ -106,12 +115,10 @@ const __wpLib = (function () {
     if (G.Intl && G.Intl.DateTimeFormat) {
       const proto = G.Intl.DateTimeFormat.prototype;
       const fmt = ObjectGetOwnDesc(proto, 'format');
-      if (fmt && fmt.get && fmt.configurable) {
-        ObjectDefine(proto, 'format', {
-          configurable: true, enumerable: fmt.enumerable, get() {
-            const f = apply(fmt.get, this, []);
-            return function format(d) { return f(d === undefined ? at() : d); };
-          },
+      if (fmt && fmt.get) {
+        defineGetter(proto, 'format', function () {
+          const f = apply(fmt.get, this, []);
+          return function format(d) { return f(d === undefined ? at() : d); };
         });
       }
       const parts = proto.formatToParts;
@@ -241,5 +248,5 @@ const __wpLib = (function () {
     return { add, clear, runUntil, pending: () => liveCount };
   }
 
-  return { seedRandom, installClock, virtualDates, timerQueue };
+  return { defineGetter, seedRandom, installClock, virtualDates, timerQueue };
 })();

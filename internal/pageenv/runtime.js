@@ -108,12 +108,7 @@
   // the document timeline (CDP Animation.setPlaybackRate 0) and stepOne
   // advances every running animation by the frame's virtual time.
   const ObjectGetOwnDesc = Object.getOwnPropertyDescriptor;
-  function defineGetter(proto, name, get) {
-    if (!proto) return;
-    const d = ObjectGetOwnDesc(proto, name);
-    if (d && !d.configurable) return;
-    try { ObjectDefine(proto, name, { configurable: true, enumerable: d ? d.enumerable : true, get }); } catch (e) { /* ignore */ }
-  }
+  const defineGetter = __wpLib.defineGetter;
   let advanceAnimations = () => {};
   if (!realtime) {
     if (G.Event) {

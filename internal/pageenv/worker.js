@@ -29,10 +29,7 @@
   let now = RealNumber(config.startMs) || 0; // the page's virtual ms when the worker was made
   __wpLib.installClock(G, epochMs, () => now);
   __wpLib.virtualDates(G, epochMs, () => now);
-  if (G.Event) {
-    const d = Object.getOwnPropertyDescriptor(G.Event.prototype, 'timeStamp');
-    if (d && d.configurable) ObjectDefine(G.Event.prototype, 'timeStamp', { configurable: true, enumerable: d.enumerable, get() { return now; } });
-  }
+  if (G.Event) __wpLib.defineGetter(G.Event.prototype, 'timeStamp', () => now);
 
   // Timers (lib.js timerQueue) run when a frame's time arrives.
   const timers = __wpLib.timerQueue(G, { get: () => now, set: (v) => { now = v; } }, (e) => report(e));
@@ -117,7 +114,7 @@
     const strip = (s) => RealString(s).replace(/[#&]__wp_worker=[^&#]*$/, '');
     for (const name of ['href', 'hash']) {
       const d = Object.getOwnPropertyDescriptor(G.WorkerLocation.prototype, name);
-      if (d && d.get && d.configurable) ObjectDefine(G.WorkerLocation.prototype, name, { configurable: true, enumerable: d.enumerable, get() { return strip(apply(d.get, this, [])); } });
+      if (d && d.get) __wpLib.defineGetter(G.WorkerLocation.prototype, name, function () { return strip(apply(d.get, this, [])); });
     }
   }
 })(__WP_WORKER__);

@@ -168,11 +168,7 @@ func (s *Session) fulfil(ctx context.Context, ev *fetch.EventRequestPaused, code
 }
 
 func (s *Session) block(ctx context.Context, ev *fetch.EventRequestPaused, raw, kind, reason string, why network.ErrorReason) {
-	s.rec.with(func(l *Log) {
-		if len(l.Requests.Blocked) < maxURLs {
-			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: truncate(raw, 500), Type: kind, Reason: reason})
-		}
-	})
+	s.rec.with(func(l *Log) { l.addBlocked(raw, kind, reason) })
 	if _, err := chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: why}); err != nil {
 		s.cfg.Logger.Debug("refusing a request", "url", raw, "err", err)
 	}
@@ -259,6 +255,14 @@ func contentType(file string) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// addBlocked lists one refused attempt, its URL cut to 500 bytes, while
+// the list is under maxURLs.
+func (l *Log) addBlocked(url, kind, reason string) {
+	if len(l.Requests.Blocked) < maxURLs {
+		l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: truncate(url, 500), Type: kind, Reason: reason})
+	}
 }
 
 func appendCapped(list []string, s string) []string {

@@ -162,12 +162,7 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		if _, ours := s.frames.Load(frame); !ours {
 			return
 		}
-		s.rec.with(func(l *Log) {
-			if len(l.Requests.Blocked) < maxURLs {
-				l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: truncate(u, 500), Type: "download",
-					Reason: "downloads are denied (" + truncate(name, 100) + ")"})
-			}
-		})
+		s.rec.with(func(l *Log) { l.addBlocked(u, "download", "downloads are denied ("+truncate(name, 100)+")") })
 	})
 	t1 := time.Now()
 	if err := s.prepare(ctx); err != nil {
@@ -611,9 +606,7 @@ func (s *Session) recordRefusal(u, kind, reason string) {
 				return
 			}
 		}
-		if len(l.Requests.Blocked) < maxURLs {
-			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: u, Type: kind, Reason: reason})
-		}
+		l.addBlocked(u, kind, reason)
 	})
 }
 
