@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +25,7 @@ func webDir(t *testing.T) string {
 	return d
 }
 
-func execute(t *testing.T, args ...string) (int, string, string) {
+func execute(t *testing.T, args ...string) (ExitCode, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Execute(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut,
@@ -90,7 +89,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestMissingChromiumIsInfrastructureError(t *testing.T) {
 	code, _, errOut := execute(t, "inspect", "--chromium", "/nonexistent/chromium", filepath.Join(pagesDir(), "ok.html"))
-	require.Equal(t, ExitRuntime, code)
+	require.Equal(t, ExitInfrastructure, code)
 	require.Contains(t, errOut, "/nonexistent/chromium")
 }
 
@@ -186,14 +185,4 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && f[0] != "Z"
-}
-
-// TestExitCodeOfErrors: cobra's own command-line errors are usage errors;
-// any other error is an infrastructure error, never a usage one.
-func TestExitCodeOfErrors(t *testing.T) {
-	require.True(t, isCobraUsage(errors.New(`unknown command "x" for "worldprobe"`)))
-	require.True(t, isCobraUsage(errors.New("accepts 1 arg(s), received 2")))
-	require.False(t, isCobraUsage(errors.New("open results.db: permission denied")))
-	code, _, errOut := execute(t, "no-such-command")
-	require.Equal(t, ExitUsage, code, errOut)
 }

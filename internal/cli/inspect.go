@@ -53,8 +53,7 @@ Chromium runs with its own sandbox (as the system user worldprobe-browser when
 worldprobe is root) and none of worldprobe's environment; --unsafe-no-sandbox
 turns the sandbox off where it cannot start, and the report says so.
 
-Exit status: 0 when every page is ok, 1 when any crashed, 2 on usage errors,
-3 when the browser or vendored packages are missing.`,
+` + exitStatusHelp("every page ends ok", "any does not (crash, timeout, ...)"),
 		Example: `  worldprobe inspect world.html
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
   worldprobe inspect --screenshot shots/ examples/*/index.html`,

@@ -58,8 +58,7 @@ still overloaded, it is recorded as infra_error, left out of every score, and th
 run ends by saying how many — run the same command with --rerun infra on a quieter
 machine. The leaderboard says how many trials were retried and why.
 
-Exit status: 0 when every trial ran (whatever the scores), 2 on usage errors,
-3 on infrastructure errors.`,
+` + exitStatusHelp("every trial ran, whatever the scores", ""),
 		Example: `  worldprobe run suites/starter --oracle --fixtures
   worldprobe run suites/starter --candidates gpt=out/gpt --candidates claude=out/claude --repeat 3
   worldprobe run suites/starter --candidates gpt=out/gpt --rerun crash,timeout

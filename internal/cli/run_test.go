@@ -102,7 +102,7 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 
 	// Another configuration in the same folder is refused.
 	code, _, stderr = execute(t, "run", tinySuite(), "--oracle", "--out", out)
-	require.Equal(t, ExitRuntime, code)
+	require.Equal(t, ExitInfrastructure, code)
 	require.Contains(t, stderr, "different configuration")
 }
 

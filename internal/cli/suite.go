@@ -60,10 +60,12 @@ Fixtures are not copied: they are written against the Core values.
 
 The draw depends only on the task id, the variant number and --seed. DIR/variants.json
 lists every variant with its values. With --check, each variant's reference must pass
-its contract (` + fmt.Sprint(taskcheck.ReferenceRuns) + ` runs, identical verdicts); exit status 1 otherwise.
+its contract (` + fmt.Sprint(taskcheck.ReferenceRuns) + ` runs, identical verdicts).
 
 Judge variants next to the Core suite with 'worldprobe run SUITE --variants DIR':
-the leaderboard then shows Core vs. Robust V-Cov per model and the drop.`,
+the leaderboard then shows Core vs. Robust V-Cov per model and the drop.
+
+` + exitStatusHelp("the variants are written (and, with --check, pass)", "a variant's reference fails --check"),
 		Example: `  worldprobe suite perturb suites/starter --variants 3 --seed 1 --out out/robust
   worldprobe suite perturb suites/starter --variants 2 --out out/robust --check
   worldprobe run suites/starter --variants out/robust --oracle --out out/robust-run`,

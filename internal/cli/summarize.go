@@ -29,7 +29,7 @@ Reports judged at different mutant seeds (task check --seed) are kept apart:
 the summary is of the first seed read, and a table after it shows each
 task's kill rate at every seed — a contract hardened against one seed's
 mutants, measured on another's.
-Exit status 0 when every task is hardened (at the first seed), 1 otherwise.`,
+` + exitStatusHelp("every task is hardened (at the first seed)", "any is not"),
 		Example: `  worldprobe task check --json suites/starter/simulation/pendulum > pendulum.json
   worldprobe task summarize --out docs/hardening.md reports/*.json
   worldprobe task summarize --out docs/hardening.md seed1.json seed7.json

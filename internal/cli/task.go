@@ -69,7 +69,7 @@ func newCmdTaskCheck(io IO) *cobra.Command {
     passes and read exactly the reference's states, scene summaries and pixels
     (excluded); otherwise it survived, and the contract is too weak. A task is
     hardened when no mutant survives; survivors are printed with their diffs.
-Exit status 0 when every task is clean and hardened, 1 otherwise.`,
+` + exitStatusHelp("every task is clean and hardened", "any is not"),
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
   worldprobe task check --no-mutants suites/starter
   worldprobe task check --summary docs/hardening.md suites/starter

@@ -25,8 +25,16 @@ func newCmdPing(s IO, modelsFile *string) *cobra.Command {
 		Use:       "ping ROLE",
 		Short:     "Send a tiny request to a role's model and show the answer",
 		Long:      "Send a one-line request along ROLE's model chain, with retries and fallbacks, and report who answered, how fast, and at what cost.",
-		Args:      cobra.ExactArgs(1),
 		ValidArgs: roles,
+		// An unknown role is an argument error (exit 2), so it is refused
+		// here rather than in RunE.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+				return err
+			}
+			_, err := llm.ParseRole(args[0])
+			return err
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			role, err := llm.ParseRole(args[0])
 			if err != nil {
