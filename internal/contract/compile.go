@@ -75,8 +75,8 @@ func (c *Contract) Reads() []Read {
 	for _, p := range c.Probes {
 		for _, steps := range [][]Step{p.Setup, p.Steps} {
 			for _, s := range steps {
-				if s.Assert != nil {
-					out = append(out, s.Assert.reads...)
+				if a := s.Assertion(); a != nil {
+					out = append(out, a.reads...)
 				}
 			}
 		}
@@ -98,12 +98,12 @@ func (p *parser) compileProbe(pr *Probe, what string) {
 	var opts []cel.EnvOption
 	for _, steps := range [][]Step{pr.Setup, pr.Steps} {
 		for _, s := range steps {
-			switch s.Kind {
-			case StepSnapshot:
-				all[s.Snapshot] = s.Line
-				opts = append(opts, cel.Variable(s.Snapshot, cel.DynType))
-			case StepTrace:
-				traces[s.Trace.Name] = s.Line
+			switch a := s.Action.(type) {
+			case *SnapshotStep:
+				all[a.Name] = s.Line
+				opts = append(opts, cel.Variable(a.Name, cel.DynType))
+			case *TraceStep:
+				traces[a.Name] = s.Line
 			}
 		}
 	}
@@ -117,13 +117,13 @@ func (p *parser) compileProbe(pr *Probe, what string) {
 	an := &analysis{snapshots: all, traces: traces, defined: map[string]bool{}, traced: map[string]bool{}}
 	for _, steps := range [][]Step{pr.Setup, pr.Steps} {
 		for _, s := range steps {
-			switch s.Kind {
-			case StepSnapshot:
-				an.defined[s.Snapshot] = true
-			case StepTrace:
-				an.traced[s.Trace.Name] = true
-			case StepAssert:
-				p.compileAssertion(env, pr, s.Assert, an, what)
+			switch a := s.Action.(type) {
+			case *SnapshotStep:
+				an.defined[a.Name] = true
+			case *TraceStep:
+				an.traced[a.Name] = true
+			case *AssertStep:
+				p.compileAssertion(env, pr, a.Assertion, an, what)
 			}
 		}
 	}

@@ -49,12 +49,6 @@ const (
 	StepReload   StepKind = "reload"
 )
 
-// StepKinds lists every step kind in documentation order.
-func StepKinds() []StepKind {
-	return []StepKind{StepSnapshot, StepStep, StepWait, StepAssert, StepTrace, StepClick, StepDrag,
-		StepPress, StepRelease, StepMove, StepWheel, StepKey, StepType, StepReload}
-}
-
 // Contract is a parsed and compiled contract.yaml. It is read-only once
 // parsed: several Runs may share it concurrently.
 type Contract struct {
@@ -95,73 +89,27 @@ type Probe struct {
 	holdMs float64
 }
 
-// Step is one step of a probe; Kind says which of the fields is set.
+// Step is one step of a probe: its kind, its line and what it does.
 type Step struct {
 	Kind StepKind
 	Line int
-
-	Snapshot string     // snapshot: the name of the snapshot
-	Frames   int        // step: frames to advance
-	WaitMs   float64    // wait: virtual milliseconds to advance
-	Assert   *Assertion // assert
-	Trace    *TraceSpec // trace
-	Click    *Target    // click
-	Drag     *DragSpec  // drag
-	Move     *Target    // move
-	Press    *Target    // press: the primary button goes down at the target
-	Release  *Target    // release: the primary button comes up at the target
-	Wheel    *WheelSpec // wheel
-	Key      *KeySpec   // key
-	Type     *TypeSpec  // type
+	// Action is the step's own type (*ClickStep, *WaitStep, …).
+	Action Action
 }
 
-// TraceSpec steps Frames frames and samples the state every Every frames.
-type TraceSpec struct {
-	Name   string
-	Frames int
-	Every  int
-}
-
-// Samples is the number of states a trace records: the state before the
-// first frame, after every Every frames, and after the last frame.
-func (t TraceSpec) Samples() int {
-	n := 1 + t.Frames/t.Every
-	if t.Frames%t.Every != 0 {
-		n++
+// Assertion returns the step's assertion, nil when it is not an assert step.
+func (s Step) Assertion() *Assertion {
+	if a, ok := s.Action.(*AssertStep); ok {
+		return a.Assertion
 	}
-	return n
+	return nil
 }
 
-// DragSpec presses at From, moves to To in Steps pointer moves, and releases.
-type DragSpec struct {
-	From, To Target
-	Steps    int
-}
+// Traits returns what the step's action says of itself.
+func (s Step) Traits() Traits { return s.Action.Traits() }
 
-// WheelSpec scrolls by DX, DY at a target.
-type WheelSpec struct {
-	Target Target
-	DX, DY float64
-}
-
-// KeySpec is a key event: Kind is down, up or press; With names the
-// modifier keys held during it (Control, Shift, Alt, Meta).
-type KeySpec struct {
-	Kind string
-	Key  string
-	With []string
-	// HoldMs is how long a press holds the key down; 0 means the contract's hold.
-	HoldMs float64
-}
-
-// Modifiers are the modifier key names a key step may hold ("with").
-var Modifiers = []string{"Control", "Shift", "Alt", "Meta"}
-
-// TypeSpec types Text into the element matching Selector.
-type TypeSpec struct {
-	Selector string
-	Text     string
-}
+// Describe renders the step for messages, e.g. `click {selector: "#go"}`.
+func (s Step) Describe() string { return s.Action.Describe() }
 
 // Load reads, parses and compiles a contract file.
 func Load(path string) (*Contract, error) {
@@ -209,8 +157,8 @@ func (c *Contract) Probe(name string) *Probe {
 func (p *Probe) Assertions() []*Assertion {
 	var out []*Assertion
 	for _, s := range p.Steps {
-		if s.Assert != nil {
-			out = append(out, s.Assert)
+		if a := s.Assertion(); a != nil {
+			out = append(out, a)
 		}
 	}
 	return out
@@ -225,6 +173,7 @@ func (p *Probe) Frames(fps float64) int {
 		fps = p.FPS
 	}
 	n := 0
+	timing := Timing{FPS: fps, HoldMs: p.holdMs}
 	pending := true // a fresh page has run no frame yet
 	for _, steps := range [][]Step{p.Setup, p.Steps} {
 		for _, s := range steps {
@@ -232,13 +181,8 @@ func (p *Probe) Frames(fps float64) int {
 				n++
 				pending = false
 			}
-			n += s.frames(fps, p.holdMs)
-			switch {
-			case s.advances():
-				pending = false
-			case s.IsInput() || s.Kind == StepReload:
-				pending = true
-			}
+			n += s.Action.FrameCount(timing)
+			pending = s.leavesPending(pending)
 		}
 	}
 	return n
@@ -251,32 +195,25 @@ func (p *Probe) Frames(fps float64) int {
 // page in the same instant as an input it has not yet run a frame with,
 // and no two inputs reach the page in the same instant.
 func (s Step) Settles() bool {
-	switch s.Kind {
-	case StepSnapshot, StepTrace:
-		return true
-	case StepAssert:
-		return s.Assert.readsState || s.Assert.usesPage || s.Assert.readsClock
-	}
-	return s.IsInput()
+	t := s.Traits()
+	return t.Reads || t.Input
 }
 
 // IsInput reports whether the step sends input to the page.
-func (s Step) IsInput() bool {
-	switch s.Kind {
-	case StepClick, StepDrag, StepPress, StepRelease, StepMove, StepWheel, StepKey, StepType:
-		return true
-	}
-	return false
-}
+func (s Step) IsInput() bool { return s.Traits().Input }
 
-// advances reports whether the step runs at least one frame of its own
-// after its last input (step, wait, trace).
-func (s Step) advances() bool {
-	switch s.Kind {
-	case StepStep, StepWait, StepTrace:
+// leavesPending says whether the page is pending (has not run a frame
+// since it loaded or since its last input) after s, given whether it was
+// before.
+func (s Step) leavesPending(before bool) bool {
+	t := s.Traits()
+	switch {
+	case t.Advances:
+		return false
+	case t.Input || t.Reloads:
 		return true
 	}
-	return false
+	return before
 }
 
 // HoldFrames is how many frames an input held for ms lasts at fps: ms
@@ -284,46 +221,6 @@ func (s Step) advances() bool {
 func HoldFrames(ms, fps float64) int {
 	return max(1, WaitFrames(ms, fps))
 }
-
-// hold is how long a key press or click holds, in frames at fps, with
-// contractMs the contract's hold.
-func (s Step) hold(fps, contractMs float64) int {
-	ms := contractMs
-	if ms <= 0 {
-		ms = DefaultHoldMs
-	}
-	if s.Kind == StepKey && s.Key.HoldMs > 0 {
-		ms = s.Key.HoldMs
-	}
-	return HoldFrames(ms, fps)
-}
-
-// frames is what the step advances the clock by at fps (its input holds
-// included), with contractMs the contract's hold.
-func (s Step) frames(fps, contractMs float64) int {
-	switch s.Kind {
-	case StepStep:
-		return s.Frames
-	case StepWait:
-		return WaitFrames(s.WaitMs, fps)
-	case StepTrace:
-		return s.Trace.Frames
-	case StepClick:
-		return s.hold(fps, contractMs)
-	case StepKey:
-		if s.Key.Kind == "press" {
-			return s.hold(fps, contractMs)
-		}
-	case StepDrag:
-		return DragFrames(s.Drag.Steps)
-	}
-	return 0
-}
-
-// DragFrames is how many frames a drag of steps pointer moves lasts: one
-// frame after the button goes down and one after each move, so a page that
-// reads the pointer in its animation loop sees the whole path.
-func DragFrames(steps int) int { return 1 + steps }
 
 // WaitFrames converts virtual milliseconds to whole frames, rounding up:
 // ceil(ms × fps / 1000). A product within 1e-9 of a whole number counts as

@@ -4,12 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
+	"github.com/worldprobe/worldprobe/internal/pixel"
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
-// fakePage is an in-memory Page: a ball that falls from height 10 under
-// gravity 10 m/s², a button that toggles "paused", named objects and a
-// flat-coloured canvas. Tests tweak it through its fields.
+// fakePage is an in-memory Page of the conformance world (package
+// contracttest/world): a ball that falls from height 10 under gravity
+// 10 m/s², a button and the space key that toggle "paused", named objects
+// and a flat-coloured canvas. Tests tweak it through its fields; it passes
+// contracttest.Conformance (conformance_test.go).
 type fakePage struct {
 	fps    float64
 	frame  int
@@ -17,7 +25,7 @@ type fakePage struct {
 	paused bool
 	// stateFn, when set, replaces the computed state.
 	stateFn func(p *fakePage) any
-	// objects by name; a missing name is ErrTargetNotFound.
+	// objects by name; a missing name is target.ErrNotFound.
 	objects map[string]map[string]any
 	// selectors that exist.
 	selectors map[string]bool
@@ -29,6 +37,11 @@ type fakePage struct {
 	reloads int
 	// failStep, when set, is asked before each Step of n frames.
 	failStep func(n int) error
+	// wheel sums the wheel's deltaY; down is the primary button; name is
+	// what was typed into #name.
+	wheel float64
+	down  bool
+	name  string
 }
 
 // errIf returns err when cond holds, else nil.
@@ -40,12 +53,10 @@ func errIf(cond bool, err error) error {
 }
 
 func newFakePage(fps float64) *fakePage {
-	return &fakePage{fps: fps, y: 10,
+	return &fakePage{fps: fps, y: world.StartY,
 		objects: map[string]map[string]any{
-			"ball": {"name": "ball", "position": []any{0.0, 10.0, 0.0}, "visible": true, "color": "#ff0000",
-				"screen": []any{400.0, 100.0}, "on_screen": true},
-			"hidden": {"name": "hidden", "position": []any{0.0, 0.0, -50.0}, "visible": false, "color": "",
-				"screen": []any{-10.0, -10.0}, "on_screen": false},
+			"ball":   {"name": "ball", "visible": true, "color": "#ff0000"},
+			"hidden": {"name": "hidden", "position": []any{0.0, 0.0, 30.0}, "visible": false, "color": ""},
 		},
 		selectors: map[string]bool{"#pause": true, "#name": true},
 		fail:      map[string]error{},
@@ -67,17 +78,12 @@ func (p *fakePage) Step(ctx context.Context, n int) error {
 		}
 	}
 	p.stepped = append(p.stepped, n)
-	dt := 1 / p.fps
 	for range n {
 		p.frame++
 		if p.paused {
 			continue
 		}
-		p.vy -= 10 * dt
-		p.y += p.vy * dt
-		if p.y < 0 {
-			p.y, p.vy = 0, -p.vy*0.5
-		}
+		p.y, p.vy = world.Fall(p.y, p.vy, p.fps)
 	}
 	return nil
 }
@@ -97,6 +103,8 @@ func (p *fakePage) State(ctx context.Context) (any, error) {
 		"paused": p.paused,
 		"frame":  float64(p.frame),
 		"mode":   "run",
+		"wheel":  p.wheel,
+		"down":   p.down,
 	}, nil
 }
 
@@ -104,31 +112,55 @@ func (p *fakePage) Object(ctx context.Context, name string) (map[string]any, err
 	if err := p.err("Object"); err != nil {
 		return nil, err
 	}
+	return p.object(name)
+}
+
+// object describes a named object without counting a call.
+func (p *fakePage) object(name string) (map[string]any, error) {
 	o, ok := p.objects[name]
 	if !ok {
-		return nil, fmt.Errorf("no object named %q: %w", name, ErrTargetNotFound)
+		return nil, fmt.Errorf("no object named %q: %w", name, target.ErrNotFound)
 	}
-	return o, nil
+	out := maps.Clone(o)
+	if name == "ball" {
+		out["position"] = []any{0.0, p.y, 0.0}
+	}
+	pos := out["position"].([]any)
+	x, y, on := world.Project([3]float64{pos[0].(float64), pos[1].(float64), pos[2].(float64)})
+	out["screen"], out["on_screen"] = []any{x, y}, on
+	return out, nil
+}
+
+// color is the canvas pixel at (x, y): the ball's red within its radius
+// on screen, the background elsewhere.
+func (p *fakePage) color(x, y float64) (r, g, b float64) {
+	bx, by, on := world.Project([3]float64{0, p.y, 0})
+	if on && math.Hypot(x-bx, y-by) < 8 {
+		return 255, 0, 0
+	}
+	return world.Background[0], world.Background[1], world.Background[2]
 }
 
 func (p *fakePage) Pixel(ctx context.Context, x, y float64) (map[string]any, error) {
 	if err := p.err("Pixel"); err != nil {
 		return nil, err
 	}
-	if x < 0 || y < 0 || x >= 800 || y >= 600 {
-		return nil, fmt.Errorf("point (%g, %g) is off the canvas: %w", x, y, ErrTargetNotFound)
+	if x < 0 || y < 0 || x >= world.Width || y >= world.Height {
+		return nil, fmt.Errorf("point (%g, %g) is off the canvas: %w", x, y, target.ErrNotFound)
 	}
-	if x == 400 && y == 100 {
-		return map[string]any{"r": 255.0, "g": 0.0, "b": 0.0, "a": 255.0, "luma": 54.0}, nil
-	}
-	return map[string]any{"r": 10.0, "g": 20.0, "b": 30.0, "a": 255.0, "luma": 18.0}, nil
+	r, g, b := p.color(x, y)
+	return map[string]any{"r": r, "g": g, "b": b, "a": 255.0, "luma": pixel.Luma(r, g, b)}, nil
 }
 
 func (p *fakePage) Region(ctx context.Context, x, y, w, h float64) (map[string]any, error) {
 	if err := p.err("Region"); err != nil {
 		return nil, err
 	}
-	return map[string]any{"r": 10.0, "g": 20.0, "b": 30.0, "luma": 18.0}, nil
+	if !(w > 0 && h > 0) || x < 0 || y < 0 || x+w > world.Width || y+h > world.Height {
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) is not inside the canvas: %w", x, y, w, h, target.ErrNotFound)
+	}
+	r, g, b := p.color(x+w/2, y+h/2)
+	return map[string]any{"r": r, "g": g, "b": b, "a": 255.0, "luma": pixel.Luma(r, g, b)}, nil
 }
 
 func (p *fakePage) DOM(ctx context.Context, sel string) (map[string]any, error) {
@@ -138,30 +170,45 @@ func (p *fakePage) DOM(ctx context.Context, sel string) (map[string]any, error) 
 	if !p.selectors[sel] {
 		return map[string]any{"exists": false, "text": "", "value": "", "visible": false}, nil
 	}
-	text := "Pause"
+	text, value := "Pause", ""
 	if p.paused {
 		text = "Resume"
 	}
-	return map[string]any{"exists": true, "text": text, "value": "", "visible": true}, nil
+	if sel == "#name" {
+		text, value = "", p.name
+	}
+	return map[string]any{"exists": true, "text": text, "value": value, "visible": true}, nil
 }
 
 func (p *fakePage) Scene(ctx context.Context) (map[string]any, error) {
 	if err := p.err("Scene"); err != nil {
 		return nil, err
 	}
-	return map[string]any{"objects": 3.0, "meshes": 2.0, "lights": 1.0, "triangles": 960.0}, nil
+	return map[string]any{"objects": 3.0, "meshes": 2.0, "visible_meshes": 1.0, "lights": 1.0, "triangles": 236.0}, nil
 }
 
 func (p *fakePage) target(t Target) error {
-	switch {
-	case t.Selector != "" && !p.selectors[t.Selector]:
-		return fmt.Errorf("no element matches %q: %w", t.Selector, ErrTargetNotFound)
-	case t.Object != "":
-		if _, ok := p.objects[t.Object]; !ok {
-			return fmt.Errorf("no object named %q: %w", t.Object, ErrTargetNotFound)
+	switch t.Kind() {
+	case target.KindSelector:
+		if !p.selectors[t.Selector] {
+			return fmt.Errorf("no element matches %q: %w", t.Selector, target.ErrNotFound)
 		}
-	case t.At != nil && (t.At[0] < 0 || t.At[1] < 0):
-		return fmt.Errorf("point off the canvas: %w", ErrTargetNotFound)
+	case target.KindObject:
+		o, err := p.object(t.Object)
+		if err != nil {
+			return err
+		}
+		if !o["on_screen"].(bool) {
+			return fmt.Errorf("object %q is not on screen: %w", t.Object, target.ErrNotFound)
+		}
+	case target.KindAt:
+		if t.At[0] < 0 || t.At[1] < 0 || t.At[0] >= world.Width || t.At[1] >= world.Height {
+			return fmt.Errorf("point %v is off the canvas: %w", t.At, target.ErrNotFound)
+		}
+	case target.KindWorld:
+		if _, _, on := world.Project([3]float64{t.World[0], t.World[1], t.World[2]}); !on {
+			return fmt.Errorf("world point %v is not on screen: %w", t.World, target.ErrNotFound)
+		}
 	}
 	return nil
 }
@@ -186,6 +233,7 @@ func (p *fakePage) Drag(ctx context.Context, from, to Target, steps int) error {
 	if err := errors.Join(p.target(from), p.target(to)); err != nil {
 		return err
 	}
+	p.down = false
 	return p.Step(ctx, DragFrames(steps))
 }
 
@@ -193,14 +241,22 @@ func (p *fakePage) Press(ctx context.Context, t Target) error {
 	if err := p.err("Press"); err != nil {
 		return err
 	}
-	return p.target(t)
+	if err := p.target(t); err != nil {
+		return err
+	}
+	p.down = t.Kind() != target.KindSelector
+	return nil
 }
 
 func (p *fakePage) Release(ctx context.Context, t Target) error {
 	if err := p.err("Release"); err != nil {
 		return err
 	}
-	return p.target(t)
+	if err := p.target(t); err != nil {
+		return err
+	}
+	p.down = false
+	return nil
 }
 
 func (p *fakePage) Move(ctx context.Context, t Target) error {
@@ -214,12 +270,19 @@ func (p *fakePage) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 	if err := p.err("Wheel"); err != nil {
 		return err
 	}
-	return p.target(t)
+	if err := p.target(t); err != nil {
+		return err
+	}
+	p.wheel += dy
+	return nil
 }
 
 func (p *fakePage) Key(ctx context.Context, kind, key string, with []string, hold int) error {
 	if err := p.err("Key"); err != nil {
 		return err
+	}
+	if len([]rune(key)) != 1 && !fakeKeyNames[key] {
+		return fmt.Errorf("unknown key %q: %w", key, target.ErrNotFound)
 	}
 	if (kind == "press" || kind == "down") && key == " " {
 		p.paused = !p.paused
@@ -234,7 +297,13 @@ func (p *fakePage) Type(ctx context.Context, sel, text string) error {
 	if err := p.err("Type"); err != nil {
 		return err
 	}
-	return p.target(Target{Selector: sel})
+	if err := p.target(Target{Selector: sel}); err != nil {
+		return err
+	}
+	if sel == "#name" {
+		p.name += text
+	}
+	return nil
 }
 
 func (p *fakePage) Reload(ctx context.Context) error {
@@ -242,9 +311,15 @@ func (p *fakePage) Reload(ctx context.Context) error {
 		return err
 	}
 	p.reloads++
-	p.frame, p.y, p.vy, p.paused = 0, 10, 0, false
+	p.frame, p.y, p.vy, p.paused = 0, world.StartY, 0, false
+	p.wheel, p.down, p.name = 0, false, ""
 	return nil
 }
+
+// fakeKeyNames are the multi-character key names the fake knows.
+var fakeKeyNames = map[string]bool{"Enter": true, "Escape": true, "Tab": true, "Backspace": true,
+	"ArrowUp": true, "ArrowDown": true, "ArrowLeft": true, "ArrowRight": true,
+	"Control": true, "Shift": true, "Alt": true, "Meta": true}
 
 func (p *fakePage) Close() error { p.closed = true; return nil }
 

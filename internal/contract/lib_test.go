@@ -184,9 +184,9 @@ func TestWaitFrames(t *testing.T) {
 }
 
 func TestTraceSamples(t *testing.T) {
-	require.Equal(t, 31, TraceSpec{Frames: 60, Every: 2}.Samples())
-	require.Equal(t, 2, TraceSpec{Frames: 5, Every: 10}.Samples())
-	require.Equal(t, 4, TraceSpec{Frames: 7, Every: 3}.Samples())
+	require.Equal(t, 31, (&TraceStep{Frames: 60, Every: 2}).Samples())
+	require.Equal(t, 2, (&TraceStep{Frames: 5, Every: 10}).Samples())
+	require.Equal(t, 4, (&TraceStep{Frames: 7, Every: 3}).Samples())
 }
 
 func TestEnvVersioned(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // observer binds the observation functions (object, pixel, region,
@@ -49,7 +51,7 @@ func (o *observer) programOption() cel.ProgramOption {
 			if !ok {
 				return errorf("object: want a name, got %s", typeName(v))
 			}
-			return o.call("object", []any{name}, func() (map[string]any, error) { return o.page.Object(o.ctx, name) })
+			return o.call("object", []any{name}, func() (map[string]any, error) { return o.object(name) })
 		}},
 		&functions.Overload{Operator: overloadID("pixel", 2), Binary: func(a, b ref.Val) ref.Val {
 			x, okx := num(a)
@@ -57,7 +59,7 @@ func (o *observer) programOption() cel.ProgramOption {
 			if !okx || !oky {
 				return errorf("pixel: want numbers, got %s and %s", typeName(a), typeName(b))
 			}
-			return o.call("pixel", []any{x, y}, func() (map[string]any, error) { return o.page.Pixel(o.ctx, x, y) })
+			return o.call("pixel", []any{x, y}, func() (map[string]any, error) { return o.pixel(x, y) })
 		}},
 		&functions.Overload{Operator: overloadID("region", 4), Function: func(args ...ref.Val) ref.Val {
 			var f [4]float64
@@ -69,7 +71,11 @@ func (o *observer) programOption() cel.ProgramOption {
 				f[i] = n
 			}
 			return o.call("region", []any{f[0], f[1], f[2], f[3]}, func() (map[string]any, error) {
-				return o.page.Region(o.ctx, f[0], f[1], f[2], f[3])
+				c, err := capability[Canvas](o.page, "region()")
+				if err != nil {
+					return nil, err
+				}
+				return c.Region(o.ctx, f[0], f[1], f[2], f[3])
 			})
 		}},
 		&functions.Overload{Operator: overloadID("objectPixel", 1), Unary: func(v ref.Val) ref.Val {
@@ -84,33 +90,63 @@ func (o *observer) programOption() cel.ProgramOption {
 			if !ok {
 				return errorf("dom: want a selector, got %s", typeName(v))
 			}
-			return o.call("dom", []any{sel}, func() (map[string]any, error) { return o.page.DOM(o.ctx, sel) })
+			return o.call("dom", []any{sel}, func() (map[string]any, error) {
+				in, err := capability[Inspector](o.page, "dom()")
+				if err != nil {
+					return nil, err
+				}
+				return in.DOM(o.ctx, sel)
+			})
 		}},
 		&functions.Overload{Operator: overloadID("scene", 0), Function: func(...ref.Val) ref.Val {
-			return o.call("scene", nil, func() (map[string]any, error) { return o.page.Scene(o.ctx) })
+			return o.call("scene", nil, func() (map[string]any, error) {
+				in, err := capability[Inspector](o.page, "scene()")
+				if err != nil {
+					return nil, err
+				}
+				return in.Scene(o.ctx)
+			})
 		}},
 	)
 }
 
+// object describes a named scene object.
+func (o *observer) object(name string) (map[string]any, error) {
+	in, err := capability[Inspector](o.page, "object()")
+	if err != nil {
+		return nil, err
+	}
+	return in.Object(o.ctx, name)
+}
+
+// pixel reads one pixel of the drawn canvas.
+func (o *observer) pixel(x, y float64) (map[string]any, error) {
+	c, err := capability[Canvas](o.page, "pixel()")
+	if err != nil {
+		return nil, err
+	}
+	return c.Pixel(o.ctx, x, y)
+}
+
 // objectPixel reads the pixel under a named object's screen position.
 func (o *observer) objectPixel(name string) (map[string]any, error) {
-	obj, err := o.page.Object(o.ctx, name)
+	obj, err := o.object(name)
 	if err != nil {
 		return nil, err
 	}
 	if on, ok := obj["on_screen"].(bool); ok && !on {
-		return nil, fmt.Errorf("object %q is off screen: %w", name, ErrTargetNotFound)
+		return nil, fmt.Errorf("object %q is off screen: %w", name, target.ErrNotFound)
 	}
 	xy, ok := obj["screen"].([]any)
 	if !ok || len(xy) != 2 {
-		return nil, fmt.Errorf("object %q has no screen position: %w", name, ErrTargetNotFound)
+		return nil, fmt.Errorf("object %q has no screen position: %w", name, target.ErrNotFound)
 	}
 	x, okx := xy[0].(float64)
 	y, oky := xy[1].(float64)
 	if !okx || !oky {
-		return nil, fmt.Errorf("object %q has no screen position: %w", name, ErrTargetNotFound)
+		return nil, fmt.Errorf("object %q has no screen position: %w", name, target.ErrNotFound)
 	}
-	return o.page.Pixel(o.ctx, x, y)
+	return o.pixel(x, y)
 }
 
 // call runs one observation, memoised by function and arguments.
@@ -124,7 +160,7 @@ func (o *observer) call(fn string, args []any, read func() (map[string]any, erro
 	switch {
 	case err == nil:
 		v = types.DefaultTypeAdapter.NativeToValue(m)
-	case errors.Is(err, ErrTargetNotFound):
+	case errors.Is(err, target.ErrNotFound):
 		v = types.NewErr("%s", err.Error())
 	default:
 		if o.failure == nil {

@@ -4,43 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
-// Target is where an action lands. Exactly one field is set:
-//
-//   - Selector: the centre of the first element matching a CSS selector;
-//   - At: [x, y] in CSS pixels relative to the page's largest canvas;
-//   - Object: the screen position of the named scene object;
-//   - World: [x, y, z] in world space, projected with the active camera.
-type Target struct {
-	Selector string    `json:"selector,omitempty"`
-	At       []float64 `json:"at,omitempty"`
-	Object   string    `json:"object,omitempty"`
-	World    []float64 `json:"world,omitempty"`
-}
+// Target is where an action lands (see package target).
+type Target = target.Target
 
-// String renders the target as it is written in a contract, e.g.
-// {selector: "#start"} or {at: [100, 200]}.
-func (t Target) String() string {
-	switch {
-	case t.Selector != "":
-		return fmt.Sprintf("{selector: %q}", t.Selector)
-	case t.At != nil:
-		return "{at: " + formatFloats(t.At) + "}"
-	case t.Object != "":
-		return fmt.Sprintf("{object: %q}", t.Object)
-	case t.World != nil:
-		return "{world: " + formatFloats(t.World) + "}"
-	}
-	return "{}"
-}
-
-// Page is one loaded page as a contract sees it. The caller implements it
-// over a browser session; the contract package only drives it.
+// Page is one loaded page as a contract sees it: the small core every
+// page has (a clock, a state, a reload). What else a page can do — take
+// pointer or keyboard input, describe its scene, show its pixels, later
+// take XR input — it offers through the capability interfaces below
+// ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester]), which
+// a step detects by type assertion. A step that needs a capability the
+// page lacks is an infrastructure error: the harness, not the page, is
+// wrong. The caller implements Page over a browser session; the contract
+// package only drives it. contracttest.Conformance is the suite every
+// implementation passes.
 //
 // Methods that take a selector, object name or point return an error
-// wrapping [ErrTargetNotFound] when it does not resolve (no such element or
-// object, or a point off the canvas). Any other error is a page failure
+// wrapping [target.ErrNotFound] when it does not resolve (no such element
+// or object, or a point off the canvas). Any other error is a page failure
 // (the page crashed, hung, …) unless it is wrapped with [Infra], which
 // marks an infrastructure problem.
 //
@@ -55,18 +39,12 @@ type Page interface {
 	FPS() float64
 	// State reads window.__3D_STATE__; nil when the page defines none.
 	State(ctx context.Context) (any, error)
-	// Object describes a named scene object: name, position [x, y, z],
-	// visible, color ("#rrggbb" or ""), screen [x, y] and on_screen.
-	Object(ctx context.Context, name string) (map[string]any, error)
-	// Pixel reads one pixel of the freshly drawn canvas: r, g, b, a, luma (0–255).
-	Pixel(ctx context.Context, x, y float64) (map[string]any, error)
-	// Region reads the mean r, g, b and luma of a canvas rectangle.
-	Region(ctx context.Context, x, y, w, h float64) (map[string]any, error)
-	// DOM describes the first element matching selector: exists, text,
-	// value, visible. A missing element is {exists: false}, not an error.
-	DOM(ctx context.Context, selector string) (map[string]any, error)
-	// Scene summarises the rendered scene (objects, meshes, lights, triangles, …).
-	Scene(ctx context.Context) (map[string]any, error)
+	// Reload reloads the page; the frame counter starts again from zero.
+	Reload(ctx context.Context) error
+}
+
+// Pointer is a page that takes mouse input on its canvas and elements.
+type Pointer interface {
 	// Click presses the primary button at the target, steps hold frames
 	// with it down, and lets it up at the same point.
 	Click(ctx context.Context, t Target, hold int) error
@@ -84,6 +62,10 @@ type Page interface {
 	Move(ctx context.Context, t Target) error
 	// Wheel scrolls by dx, dy at the target.
 	Wheel(ctx context.Context, t Target, dx, dy float64) error
+}
+
+// Keyboard is a page that takes key events and typed text.
+type Keyboard interface {
 	// Key sends a key event; kind is "down", "up" or "press", key a
 	// KeyboardEvent.key value such as "ArrowUp" or " ", with the modifier
 	// keys in with (Control, Shift, Alt, Meta) held around it. A press
@@ -91,19 +73,46 @@ type Page interface {
 	Key(ctx context.Context, kind, key string, with []string, hold int) error
 	// Type focuses the element matching selector and types text.
 	Type(ctx context.Context, selector, text string) error
-	// Reload reloads the page; the frame counter starts again from zero.
-	Reload(ctx context.Context) error
+}
+
+// Inspector is a page that can describe its scene and document.
+type Inspector interface {
+	// Object describes a named scene object: name, position [x, y, z],
+	// visible, color ("#rrggbb" or ""), screen [x, y] and on_screen.
+	Object(ctx context.Context, name string) (map[string]any, error)
+	// DOM describes the first element matching selector: exists, text,
+	// value, visible. A missing element is {exists: false}, not an error.
+	DOM(ctx context.Context, selector string) (map[string]any, error)
+	// Scene summarises the rendered scene (objects, meshes, lights, triangles, …).
+	Scene(ctx context.Context) (map[string]any, error)
+}
+
+// Canvas is a page whose drawn pixels can be read.
+type Canvas interface {
+	// Pixel reads one pixel of the freshly drawn canvas: r, g, b, a, luma (0–255).
+	Pixel(ctx context.Context, x, y float64) (map[string]any, error)
+	// Region reads the mean r, g, b and luma of a canvas rectangle.
+	Region(ctx context.Context, x, y, w, h float64) (map[string]any, error)
+}
+
+// ErrUnsupported is wrapped (as an infrastructure error) when a step or
+// an observation needs a capability the page does not offer.
+var ErrUnsupported = errors.New("the page does not offer this")
+
+// capability returns page as a T, or an infrastructure error naming what
+// it lacks (what: "pointer input").
+func capability[T any](page Page, what string) (T, error) {
+	c, ok := page.(T)
+	if !ok {
+		return c, Infra(fmt.Errorf("%s: %w (%T)", what, ErrUnsupported, page))
+	}
+	return c, nil
 }
 
 // Opener loads a fresh page at the given frame rate; Run calls it once per
 // probe. When the returned Page implements io.Closer, Run closes it after
 // the probe. An Opener error is a page failure unless wrapped with [Infra].
 type Opener func(ctx context.Context, fps float64) (Page, error)
-
-// ErrTargetNotFound is wrapped by Page methods when a selector, object or
-// world point does not resolve or lies off the canvas. It fails the probe:
-// its remaining assertions get status error.
-var ErrTargetNotFound = errors.New("target not found")
 
 // InfraError marks an error as an infrastructure problem (the browser went
 // away, a file could not be read, …): not the page's fault and not an

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // parser turns contract.yaml into a Contract, collecting every problem
@@ -259,7 +260,7 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 		pr.Covers = p.covers(f.value, what+": covers")
 	}
 	before := len(p.errs)
-	names := &stepNames{snapshots: map[string]int{}, traces: map[string]int{}}
+	names := newStepNames()
 	if f, ok := fields["setup"]; ok {
 		pr.Setup = p.steps(f.value, what+": setup", names)
 	}
@@ -287,23 +288,24 @@ func (p *parser) checkButton(pr *Probe, what string) {
 	held := 0 // line of the press holding the button, 0 when up
 	for _, st := range append(append([]Step{}, pr.Setup...), pr.Steps...) {
 		at := &yaml.Node{Line: st.Line}
-		switch st.Kind {
-		case StepPress:
+		t := st.Traits()
+		switch {
+		case t.Reloads:
+			held = 0
+		case t.Button == ButtonDown:
 			if held != 0 {
-				p.errorf(at, "%s: press while the button is already down (pressed at line %d); release it first", what, held)
+				p.errorf(at, "%s: %s while the button is already down (pressed at line %d); release it first", what, st.Kind, held)
 			}
 			held = st.Line
-		case StepRelease:
+		case t.Button == ButtonUp:
 			if held == 0 {
-				p.errorf(at, "%s: release without a press before it", what)
+				p.errorf(at, "%s: %s without a press before it", what, st.Kind)
 			}
 			held = 0
-		case StepClick, StepDrag:
+		case t.Button == ButtonWhole:
 			if held != 0 {
 				p.errorf(at, "%s: %s while the button is held down (pressed at line %d); release it first", what, st.Kind, held)
 			}
-		case StepReload:
-			held = 0
 		}
 	}
 }
@@ -312,6 +314,10 @@ func (p *parser) checkButton(pr *Probe, what string) {
 type stepNames struct {
 	snapshots map[string]int
 	traces    map[string]int
+}
+
+func newStepNames() *stepNames {
+	return &stepNames{snapshots: map[string]int{}, traces: map[string]int{}}
 }
 
 func (p *parser) steps(n *yaml.Node, what string, names *stepNames) []Step {
@@ -332,96 +338,68 @@ func (p *parser) steps(n *yaml.Node, what string, names *stepNames) []Step {
 	return out
 }
 
-// stepKeys are the keys a step mapping may have.
-var stepKeys = func() []string {
-	var out []string
-	for _, k := range StepKinds() {
-		out = append(out, string(k))
-	}
-	return append(out, "message", "attribution")
-}()
-
 // Attribution hints an assertion may carry.
 var hintValues = []string{AttrStateMismatch, AttrPhysicsViolation, AttrBrokenInteraction}
 
 func (p *parser) step(n *yaml.Node, what string, names *stepNames) (Step, bool) {
 	n = resolve(n)
-	fields := p.mapping(n, what, stepKeys...)
+	kinds := StepKinds()
+	keys := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		keys = append(keys, string(k))
+	}
+	allowed := append([]string{}, keys...)
+	for _, t := range stepTypes() {
+		for _, sib := range t.Siblings {
+			if !contains(allowed, sib) {
+				allowed = append(allowed, sib)
+			}
+		}
+	}
+	fields := p.mapping(n, what, allowed...)
 	if fields == nil {
 		return Step{}, false
 	}
-	var kinds []string
-	for _, k := range StepKinds() {
-		if _, ok := fields[string(k)]; ok {
-			kinds = append(kinds, string(k))
+	var set []string
+	for _, k := range keys {
+		if _, ok := fields[k]; ok {
+			set = append(set, k)
 		}
 	}
-	switch len(kinds) {
+	switch len(set) {
 	case 0:
-		p.errorf(n, "%s: a step needs one of %s", what, joinList(stepKeys[:len(stepKeys)-2]))
+		p.errorf(n, "%s: a step needs one of %s", what, joinList(keys))
 		return Step{}, false
 	case 1:
 	default:
-		p.errorf(n, "%s: a step has exactly one of %s; this one has %s", what,
-			joinList(stepKeys[:len(stepKeys)-2]), strings.Join(kinds, " and "))
+		p.errorf(n, "%s: a step has exactly one of %s; this one has %s", what, joinList(keys), strings.Join(set, " and "))
 		return Step{}, false
 	}
-	kind := StepKind(kinds[0])
-	f := fields[kinds[0]]
-	st := Step{Kind: kind, Line: f.key.Line}
+	kind := StepKind(set[0])
+	t := stepTable[kind]
+	f := fields[set[0]]
 	sw := fmt.Sprintf("%s: %s", what, kind)
-	if kind != StepAssert {
-		for _, extra := range []string{"message", "attribution"} {
-			if e, ok := fields[extra]; ok {
-				p.errorf(e.key, "%s: %s belongs to assert steps only", sw, extra)
-			}
+	for _, extra := range allowed[len(keys):] {
+		if e, ok := fields[extra]; ok && !contains(t.Siblings, extra) {
+			p.errorf(e.key, "%s: %s belongs to %s steps only", sw, extra, joinList(stepsWithSibling(extra)))
 		}
 	}
-	v := f.value
-	ok := true
-	switch kind {
-	case StepSnapshot:
-		var name string
-		if name, ok = p.str(v, sw); ok {
-			ok = p.newName(v, sw, name, names.snapshots, true)
-			st.Snapshot = name
-		}
-	case StepStep:
-		st.Frames, ok = p.whole(v, sw+" (frames)", 1)
-	case StepWait:
-		st.WaitMs, ok = p.num(v, sw+" (milliseconds)")
-		if ok && st.WaitMs <= 0 {
-			p.errorf(v, "%s: want milliseconds > 0", sw)
-			ok = false
-		}
-	case StepAssert:
-		st.Assert, ok = p.assertion(v, fields, sw)
-	case StepTrace:
-		st.Trace, ok = p.trace(v, sw, names)
-	case StepClick:
-		st.Click, ok = p.targetOf(v, sw)
-	case StepMove:
-		st.Move, ok = p.targetOf(v, sw)
-	case StepPress:
-		st.Press, ok = p.targetOf(v, sw)
-	case StepRelease:
-		st.Release, ok = p.targetOf(v, sw)
-	case StepDrag:
-		st.Drag, ok = p.drag(v, sw)
-	case StepWheel:
-		st.Wheel, ok = p.wheel(v, sw)
-	case StepKey:
-		st.Key, ok = p.key(v, sw)
-	case StepType:
-		st.Type, ok = p.typeText(v, sw)
-	case StepReload:
-		if !isNull(v) {
-			if fs := p.mapping(v, sw); fs == nil {
-				ok = false
-			}
+	a, ok := t.Parse(p, f.value, stepContext{what: sw, fields: fields, names: names})
+	if a == nil {
+		return Step{}, false
+	}
+	return Step{Kind: kind, Line: f.key.Line, Action: a}, ok
+}
+
+// stepsWithSibling lists the step kinds that may carry the sibling key.
+func stepsWithSibling(key string) []string {
+	var out []string
+	for _, t := range stepTypes() {
+		if contains(t.Siblings, key) {
+			out = append(out, string(t.Kind))
 		}
 	}
-	return st, ok
+	return out
 }
 
 // newName checks a snapshot or trace name: an identifier, unused in the
@@ -473,58 +451,28 @@ func (p *parser) assertion(v *yaml.Node, fields map[string]field, what string) (
 	return a, true
 }
 
-func (p *parser) trace(v *yaml.Node, what string, names *stepNames) (*TraceSpec, bool) {
-	fields := p.mapping(v, what, "name", "frames", "every")
-	if fields == nil {
-		return nil, false
+// targetKeys are the keys that place a target.
+func targetKeys() []string {
+	var out []string
+	for _, k := range target.Kinds() {
+		out = append(out, string(k))
 	}
-	t := &TraceSpec{Every: 1}
-	ok := true
-	if f, has := fields["name"]; !has {
-		p.errorf(v, "%s: missing name", what)
-		ok = false
-	} else if name, good := p.str(f.value, what+": name"); good {
-		ok = p.newName(f.value, what, name, names.traces, false) && ok
-		t.Name = name
-	} else {
-		ok = false
-	}
-	if f, has := fields["frames"]; !has {
-		p.errorf(v, "%s: missing frames", what)
-		ok = false
-	} else if n, good := p.whole(f.value, what+": frames", 1); good {
-		t.Frames = n
-	} else {
-		ok = false
-	}
-	if f, has := fields["every"]; has {
-		if n, good := p.whole(f.value, what+": every", 1); good {
-			t.Every = n
-		} else {
-			ok = false
-		}
-	}
-	return t, ok
+	return out
 }
 
-// targetKeys are the keys that place a target.
-var targetKeys = []string{"selector", "at", "object", "world"}
-
 // targetOf parses a target mapping.
-func (p *parser) targetOf(v *yaml.Node, what string) (*Target, bool) {
-	fields := p.mapping(v, what, targetKeys...)
+func (p *parser) targetOf(v *yaml.Node, what string) (Target, bool) {
+	fields := p.mapping(v, what, targetKeys()...)
 	if fields == nil {
-		return nil, false
+		return Target{}, false
 	}
-	t, ok := p.target(v, fields, what)
-	return &t, ok
+	return p.target(v, fields, what)
 }
 
 // target reads exactly one of the target keys from fields.
 func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
-	var t Target
 	var set []string
-	for _, k := range targetKeys {
+	for _, k := range targetKeys() {
 		if _, ok := fields[k]; ok {
 			set = append(set, k)
 		}
@@ -533,123 +481,18 @@ func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Tar
 		if len(set) == 0 {
 			p.errorf(v, "%s: want a target: one of {selector: …}, {at: [x, y]}, {object: name}, {world: [x, y, z]}", what)
 		} else {
-			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(targetKeys), strings.Join(set, " and "))
+			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(targetKeys()), strings.Join(set, " and "))
 		}
-		return t, false
+		return Target{}, false
 	}
+	kind := target.Kind(set[0])
 	f := fields[set[0]]
-	ok := false
-	switch set[0] {
-	case "selector":
-		t.Selector, ok = p.str(f.value, what+": selector")
-	case "object":
-		t.Object, ok = p.str(f.value, what+": object")
-	case "at":
-		t.At, ok = p.nums(f.value, what+": at", 2)
-	case "world":
-		t.World, ok = p.nums(f.value, what+": world", 3)
+	if d := kind.Dimensions(); d > 0 {
+		xs, ok := p.nums(f.value, what+": "+set[0], d)
+		return target.Set(kind, "", xs), ok
 	}
-	return t, ok
-}
-
-func (p *parser) drag(v *yaml.Node, what string) (*DragSpec, bool) {
-	fields := p.mapping(v, what, "from", "to", "steps")
-	if fields == nil {
-		return nil, false
-	}
-	d := &DragSpec{Steps: 10}
-	ok := true
-	for _, end := range []string{"from", "to"} {
-		f, has := fields[end]
-		if !has {
-			p.errorf(v, "%s: missing %s", what, end)
-			ok = false
-			continue
-		}
-		t, good := p.targetOf(f.value, what+": "+end)
-		if !good {
-			ok = false
-			continue
-		}
-		if end == "from" {
-			d.From = *t
-		} else {
-			d.To = *t
-		}
-	}
-	if f, has := fields["steps"]; has {
-		n, good := p.whole(f.value, what+": steps", 1)
-		d.Steps = n
-		ok = ok && good
-	}
-	return d, ok
-}
-
-func (p *parser) wheel(v *yaml.Node, what string) (*WheelSpec, bool) {
-	fields := p.mapping(v, what, append(append([]string{}, targetKeys...), "dx", "dy")...)
-	if fields == nil {
-		return nil, false
-	}
-	w := &WheelSpec{}
-	t, ok := p.target(v, fields, what)
-	w.Target = t
-	for _, k := range []string{"dx", "dy"} {
-		if f, has := fields[k]; has {
-			n, good := p.num(f.value, what+": "+k)
-			ok = ok && good
-			if k == "dx" {
-				w.DX = n
-			} else {
-				w.DY = n
-			}
-		}
-	}
-	if ok && w.DX == 0 && w.DY == 0 {
-		p.errorf(v, "%s: want dx or dy", what)
-		ok = false
-	}
-	return w, ok
-}
-
-func (p *parser) key(v *yaml.Node, what string) (*KeySpec, bool) {
-	kinds := []string{"press", "down", "up"}
-	fields := p.mapping(v, what, append(kinds, "with", "hold")...)
-	if fields == nil {
-		return nil, false
-	}
-	var with []string
-	withOK := true
-	if f, has := fields["with"]; has {
-		delete(fields, "with")
-		with, withOK = p.modifiers(f.value, what+": with")
-	}
-	var hold float64
-	if f, has := fields["hold"]; has {
-		delete(fields, "hold")
-		var good bool
-		hold, good = p.holdMs(f.value, what+": hold")
-		withOK = withOK && good
-		if _, press := fields["press"]; good && !press {
-			p.errorf(f.key, "%s: hold belongs to {press: key}; {down: key} holds until {up: key}", what)
-			withOK = false
-		}
-	}
-	if len(fields) != 1 {
-		p.errorf(v, "%s: want exactly one of {press: key}, {down: key}, {up: key} (and optionally with: [Control, Shift, …])", what)
-		return nil, false
-	}
-	keys := make([]string, 0, 1)
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	f := fields[keys[0]]
-	name, ok := p.str(f.value, what+": "+keys[0])
-	if ok && name == "" {
-		p.errorf(f.value, "%s: empty key name", what)
-		ok = false
-	}
-	return &KeySpec{Kind: keys[0], Key: name, With: with, HoldMs: hold}, ok && withOK
+	name, ok := p.str(f.value, what+": "+set[0])
+	return target.Set(kind, name, nil), ok
 }
 
 // covers reads a probe's covers: a list of distinct requirement ids.
@@ -687,60 +530,6 @@ func (p *parser) holdMs(v *yaml.Node, what string) (float64, bool) {
 		return 0, false
 	}
 	return ms, ok
-}
-
-// modifiers parses a key step's with: a list of distinct modifier names.
-func (p *parser) modifiers(v *yaml.Node, what string) ([]string, bool) {
-	v = resolve(v)
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		p.errorf(v, "%s: want a list of modifier keys (%s)", what, joinList(Modifiers))
-		return nil, false
-	}
-	var out []string
-	ok := true
-	for _, n := range v.Content {
-		name, good := p.str(n, what)
-		switch {
-		case !good:
-			ok = false
-		case !contains(Modifiers, name):
-			p.errorf(n, "%s: %q is not a modifier key (want %s)", what, name, joinList(Modifiers))
-			ok = false
-		case contains(out, name):
-			p.errorf(n, "%s: %s named twice", what, name)
-			ok = false
-		default:
-			out = append(out, name)
-		}
-	}
-	return out, ok
-}
-
-func (p *parser) typeText(v *yaml.Node, what string) (*TypeSpec, bool) {
-	fields := p.mapping(v, what, "selector", "text")
-	if fields == nil {
-		return nil, false
-	}
-	t := &TypeSpec{}
-	ok := true
-	if f, has := fields["selector"]; !has {
-		p.errorf(v, "%s: missing selector", what)
-		ok = false
-	} else {
-		var good bool
-		t.Selector, good = p.str(f.value, what+": selector")
-		ok = ok && good
-	}
-	if f, has := fields["text"]; !has {
-		p.errorf(v, "%s: missing text", what)
-		ok = false
-	} else if n := resolve(f.value); n.Kind != yaml.ScalarNode {
-		p.errorf(n, "%s: text: want a string", what)
-		ok = false
-	} else {
-		t.Text = n.Value
-	}
-	return t, ok
 }
 
 func contains(list []string, s string) bool {

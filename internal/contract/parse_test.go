@@ -61,7 +61,7 @@ func TestParseFull(t *testing.T) {
 	require.Equal(t, 30.0, p.FPS)
 	require.Equal(t, "uses every step", p.Description)
 	require.Equal(t, 3, p.Line)
-	require.Equal(t, []Step{{Kind: StepStep, Line: 8, Frames: 1}}, p.Setup)
+	require.Equal(t, []Step{{Kind: StepStep, Line: 8, Action: &FramesStep{Frames: 1}}}, p.Setup)
 
 	var kinds []StepKind
 	for _, s := range p.Steps {
@@ -72,32 +72,32 @@ func TestParseFull(t *testing.T) {
 		StepType, StepReload, StepReload, StepAssert}, kinds)
 
 	st := p.Steps
-	require.Equal(t, "before", st[0].Snapshot)
-	require.Equal(t, 30, st[1].Frames)
-	require.Equal(t, 500.0, st[2].WaitMs)
-	a := st[4].Assert
+	require.Equal(t, &SnapshotStep{Name: "before"}, st[0].Action)
+	require.Equal(t, &FramesStep{Frames: 30}, st[1].Action)
+	require.Equal(t, &WaitStep{Ms: 500}, st[2].Action)
+	a := st[4].Assertion()
 	require.Equal(t, "after.ball.position[1] < before.ball.position[1]", a.Expr)
 	require.Equal(t, "the ball falls", a.Message)
 	require.Equal(t, AttrPhysicsViolation, a.Attribution)
 	require.Equal(t, 14, a.Line)
-	require.Equal(t, &TraceSpec{Name: "fall", Frames: 60, Every: 2}, st[5].Trace)
-	require.Equal(t, &TraceSpec{Name: "short", Frames: 5, Every: 1}, st[6].Trace)
-	require.Equal(t, &Target{Selector: "#start"}, st[7].Click)
-	require.Equal(t, &Target{Object: "cube"}, st[8].Click)
-	require.Equal(t, &Target{World: []float64{0, 1, 0}}, st[9].Click)
-	require.Equal(t, &DragSpec{From: Target{At: []float64{100, 100}}, To: Target{At: []float64{300, 100}}, Steps: 4}, st[10].Drag)
-	require.Equal(t, &DragSpec{From: Target{Object: "cube"}, To: Target{World: []float64{1, 2, 3}}, Steps: 10}, st[11].Drag)
-	require.Equal(t, &Target{At: []float64{10, 10}}, st[12].Move)
-	require.Equal(t, &Target{Object: "cube"}, st[13].Press)
-	require.Equal(t, &Target{At: []float64{20, 10}}, st[14].Move)
-	require.Equal(t, &Target{At: []float64{30, 10}}, st[15].Release)
-	require.Equal(t, &WheelSpec{Target: Target{At: []float64{400, 300}}, DY: 120}, st[16].Wheel)
-	require.Equal(t, &KeySpec{Kind: "press", Key: " "}, st[17].Key)
-	require.Equal(t, &KeySpec{Kind: "down", Key: "ArrowUp"}, st[18].Key)
-	require.Equal(t, &KeySpec{Kind: "up", Key: "ArrowUp"}, st[19].Key)
-	require.Equal(t, &KeySpec{Kind: "press", Key: "z", With: []string{"Control", "Shift"}}, st[20].Key)
-	require.Equal(t, &TypeSpec{Selector: "#name", Text: "hello"}, st[21].Type)
-	last := st[24].Assert
+	require.Equal(t, &TraceStep{Name: "fall", Frames: 60, Every: 2}, st[5].Action)
+	require.Equal(t, &TraceStep{Name: "short", Frames: 5, Every: 1}, st[6].Action)
+	require.Equal(t, &ClickStep{Target{Selector: "#start"}}, st[7].Action)
+	require.Equal(t, &ClickStep{Target{Object: "cube"}}, st[8].Action)
+	require.Equal(t, &ClickStep{Target{World: []float64{0, 1, 0}}}, st[9].Action)
+	require.Equal(t, &DragStep{From: Target{At: []float64{100, 100}}, To: Target{At: []float64{300, 100}}, Steps: 4}, st[10].Action)
+	require.Equal(t, &DragStep{From: Target{Object: "cube"}, To: Target{World: []float64{1, 2, 3}}, Steps: 10}, st[11].Action)
+	require.Equal(t, &MoveStep{Target{At: []float64{10, 10}}}, st[12].Action)
+	require.Equal(t, &PressStep{Target{Object: "cube"}}, st[13].Action)
+	require.Equal(t, &MoveStep{Target{At: []float64{20, 10}}}, st[14].Action)
+	require.Equal(t, &ReleaseStep{Target{At: []float64{30, 10}}}, st[15].Action)
+	require.Equal(t, &WheelStep{Target: Target{At: []float64{400, 300}}, DY: 120}, st[16].Action)
+	require.Equal(t, &KeyStep{Kind: "press", Key: " "}, st[17].Action)
+	require.Equal(t, &KeyStep{Kind: "down", Key: "ArrowUp"}, st[18].Action)
+	require.Equal(t, &KeyStep{Kind: "up", Key: "ArrowUp"}, st[19].Action)
+	require.Equal(t, &KeyStep{Kind: "press", Key: "z", With: []string{"Control", "Shift"}}, st[20].Action)
+	require.Equal(t, &TypeStep{Selector: "#name", Text: "hello"}, st[21].Action)
+	last := st[24].Assertion()
 	require.Equal(t, "monotone(trace.fall.map(x, x.ball.position[1]))", last.Expr)
 	require.Equal(t, 37, last.Line, "a block scalar's expression starts on the next line")
 
@@ -357,8 +357,8 @@ probes:
 	require.Equal(t, []string{"floor"}, r.Segments)
 	require.Equal(t, []string{"balls", "[*]", "pos", "[0]"}, c.Reads()[6].Segments)
 	require.Equal(t, 9, r.Line)
-	require.False(t, c.Probes[0].Steps[2].Assert.Observes())
-	require.True(t, c.Probes[0].Steps[4].Assert.Observes())
+	require.False(t, c.Probes[0].Steps[2].Assertion().Observes())
+	require.True(t, c.Probes[0].Steps[4].Assertion().Observes())
 }
 
 func TestCheckBudget(t *testing.T) {
@@ -400,7 +400,7 @@ probes:
       - trace: {name: loop, frames: 2}
       - assert: size(trace.loop) == 3
 `)
-	require.Equal(t, "loop", c.Probes[0].Steps[0].Trace.Name)
+	require.Equal(t, "loop", c.Probes[0].Steps[0].Action.(*TraceStep).Name)
 	_, err := Parse("contract.yaml", []byte(`version: 1
 probes:
   - name: a
@@ -420,7 +420,7 @@ func fullStepHold(t *testing.T, p *Probe) int {
 	t.Helper()
 	for _, s := range p.Steps {
 		if s.Kind == StepClick {
-			return s.hold(p.FPS, p.holdMs)
+			return s.Action.FrameCount(Timing{FPS: p.FPS, HoldMs: p.holdMs})
 		}
 	}
 	t.Fatal("no click")
@@ -442,8 +442,8 @@ probes:
 `)
 	require.Equal(t, 100.0, c.HoldMs)
 	p := c.Probes[0]
-	require.Equal(t, 20.0, p.Steps[1].Key.HoldMs)
-	require.Equal(t, []int{6, 2, 6}, []int{p.Steps[0].hold(60, p.holdMs), p.Steps[1].hold(60, p.holdMs), p.Steps[2].hold(60, p.holdMs)})
+	require.Equal(t, 20.0, p.Steps[1].Action.(*KeyStep).HoldMs)
+	require.Equal(t, []int{6, 2, 6}, []int{p.Steps[0].Action.FrameCount(Timing{FPS: 60, HoldMs: p.holdMs}), p.Steps[1].Action.FrameCount(Timing{FPS: 60, HoldMs: p.holdMs}), p.Steps[2].Action.FrameCount(Timing{FPS: 60, HoldMs: p.holdMs})})
 	// settle 1 + 6, settle 1 + 2, settle 1 + 6, settle 1 before the read.
 	require.Equal(t, 18, p.Frames(60))
 	require.Equal(t, 3, HoldFrames(DefaultHoldMs, 60))

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // Status is the outcome of one assertion.
@@ -469,8 +471,8 @@ func (r *runner) runProbe(p *Probe) (err error) {
 	}{{p.Setup, false}, {p.Steps, true}} {
 		for _, s := range phase.steps {
 			if r.failure != nil || r.stopped != "" {
-				if phase.scored && s.Assert != nil {
-					r.verdicts = append(r.verdicts, verdictOf(p, s.Assert, StatusError, r.notRun()))
+				if a := s.Assertion(); phase.scored && a != nil {
+					r.verdicts = append(r.verdicts, verdictOf(p, a, StatusError, r.notRun()))
 				}
 				continue
 			}
@@ -482,36 +484,50 @@ func (r *runner) runProbe(p *Probe) (err error) {
 	return nil
 }
 
+// exec is what a step's action runs against: the probe run, the step and
+// whether it is scored.
+type exec struct {
+	*probeRun
+	step   Step
+	scored bool
+}
+
+// timing is the probe's timing for frame counts.
+func (x *exec) timing() Timing { return Timing{FPS: x.fps, HoldMs: x.probe.holdMs} }
+
 // do runs one step; the error is an infrastructure error.
 func (pr *probeRun) do(s Step, scored bool) error {
 	if pr.broken != "" {
-		if s.Kind == StepAssert && scored {
-			pr.scored(verdictOf(pr.probe, s.Assert, StatusError, pr.broken))
+		if a := s.Assertion(); a != nil && scored {
+			pr.scored(verdictOf(pr.probe, a, StatusError, pr.broken))
 		}
 		return nil
 	}
-	what := describeStep(s)
+	what := s.Describe()
 	err := pr.settle(s)
 	if err != nil {
 		what = "the settle frame before " + what
-	} else if s.Kind == StepAssert {
-		return pr.assert(s, scored)
 	} else {
-		err = pr.act(s)
+		err = s.Action.run(&exec{probeRun: pr, step: s, scored: scored})
 	}
 	if err == nil {
-		switch {
-		case s.advances():
-			pr.pending = false
-		case s.IsInput() || s.Kind == StepReload:
-			pr.pending = true
-		}
+		pr.pending = s.leavesPending(pr.pending)
 		return nil
 	}
 	if IsInfra(err) || pr.ctx.Err() != nil {
 		return pr.classify(err, pr.probe.Name, what, s.Line)
 	}
-	if errors.Is(err, ErrTargetNotFound) {
+	if a := s.Assertion(); a != nil {
+		// A page failure while evaluating: the assertion did not run.
+		if ierr := pr.classify(err, pr.probe.Name, what, s.Line); ierr != nil {
+			return ierr
+		}
+		if scored {
+			pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, a, StatusError, pr.notRun()))
+		}
+		return nil
+	}
+	if errors.Is(err, target.ErrNotFound) {
 		pr.broken = fmt.Sprintf("%s (line %d): %v", what, s.Line, err)
 		return nil
 	}
@@ -525,60 +541,7 @@ func (pr *probeRun) settle(s Step) error {
 		return nil
 	}
 	pr.pending = false
-	return pr.advance(1, s)
-}
-
-// act performs a step other than an assertion.
-func (pr *probeRun) act(s Step) error {
-	ctx, page := pr.ctx, pr.page
-	switch s.Kind {
-	case StepSnapshot:
-		st, err := page.State(ctx)
-		if err == nil {
-			pr.snapshots[s.Snapshot] = st
-			pr.observe(Observation{Probe: pr.probe.Name, Kind: "snapshot", Name: s.Snapshot, Line: s.Line, Frame: page.Frame(), State: st})
-		}
-		return err
-	case StepStep:
-		return pr.advance(s.Frames, s)
-	case StepWait:
-		return pr.advance(WaitFrames(s.WaitMs, pr.fps), s)
-	case StepTrace:
-		return pr.trace(s)
-	case StepClick:
-		hold := s.hold(pr.fps, pr.probe.holdMs)
-		if err := pr.spend(hold); err != nil {
-			return err
-		}
-		return page.Click(ctx, *s.Click, hold)
-	case StepMove:
-		return page.Move(ctx, *s.Move)
-	case StepPress:
-		return page.Press(ctx, *s.Press)
-	case StepRelease:
-		return page.Release(ctx, *s.Release)
-	case StepDrag:
-		if err := pr.spend(DragFrames(s.Drag.Steps)); err != nil {
-			return err
-		}
-		return page.Drag(ctx, s.Drag.From, s.Drag.To, s.Drag.Steps)
-	case StepWheel:
-		return page.Wheel(ctx, s.Wheel.Target, s.Wheel.DX, s.Wheel.DY)
-	case StepKey:
-		hold := 0
-		if s.Key.Kind == "press" {
-			hold = s.hold(pr.fps, pr.probe.holdMs)
-			if err := pr.spend(hold); err != nil {
-				return err
-			}
-		}
-		return page.Key(ctx, s.Key.Kind, s.Key.Key, s.Key.With, hold)
-	case StepType:
-		return page.Type(ctx, s.Type.Selector, s.Type.Text)
-	case StepReload:
-		return page.Reload(ctx)
-	}
-	return nil
+	return pr.advance(1)
 }
 
 // errBudget reports a probe stepping past the frame budget. CheckBudget
@@ -586,7 +549,7 @@ func (pr *probeRun) act(s Step) error {
 var errBudget = errors.New("frame budget exceeded")
 
 // advance steps n frames within the budget.
-func (pr *probeRun) advance(n int, s Step) error {
+func (pr *probeRun) advance(n int) error {
 	if err := pr.spend(n); err != nil {
 		return err
 	}
@@ -602,92 +565,23 @@ func (pr *probeRun) spend(n int) error {
 	return nil
 }
 
-// trace samples the state before the first frame, every Every frames and
-// after the last frame.
-func (pr *probeRun) trace(s Step) error {
-	t := s.Trace
-	st, err := pr.page.State(pr.ctx)
+// assert evaluates one assertion; in setup a non-pass breaks the probe.
+// The error is the page's or the infrastructure's, never the assertion's.
+func (x *exec) assert(a *Assertion) error {
+	st, msg, err := x.evaluate(a)
 	if err != nil {
 		return err
-	}
-	samples := make([]any, 0, t.Samples())
-	samples = append(samples, st)
-	pr.observe(Observation{Probe: pr.probe.Name, Kind: "trace", Name: t.Name, Line: s.Line, Frame: pr.page.Frame(), State: st})
-	for done := 0; done < t.Frames; {
-		k := min(t.Every, t.Frames-done)
-		if err := pr.advance(k, s); err != nil {
-			return err
-		}
-		done += k
-		if st, err = pr.page.State(pr.ctx); err != nil {
-			return err
-		}
-		samples = append(samples, st)
-		pr.observe(Observation{Probe: pr.probe.Name, Kind: "trace", Name: t.Name, Line: s.Line, Frame: pr.page.Frame(), State: st})
-	}
-	pr.traces[t.Name] = samples
-	return nil
-}
-
-// describeStep renders a step for messages, e.g. `click {selector: "#go"}`.
-func describeStep(s Step) string {
-	switch s.Kind {
-	case StepSnapshot:
-		return "snapshot " + s.Snapshot
-	case StepStep:
-		return fmt.Sprintf("step %d", s.Frames)
-	case StepWait:
-		return "wait " + formatFloat(s.WaitMs)
-	case StepTrace:
-		return fmt.Sprintf("trace %s", s.Trace.Name)
-	case StepClick:
-		return "click " + s.Click.String()
-	case StepMove:
-		return "move " + s.Move.String()
-	case StepPress:
-		return "press " + s.Press.String()
-	case StepRelease:
-		return "release " + s.Release.String()
-	case StepDrag:
-		return fmt.Sprintf("drag from %s to %s", s.Drag.From, s.Drag.To)
-	case StepWheel:
-		return "wheel " + s.Wheel.Target.String()
-	case StepKey:
-		if len(s.Key.With) > 0 {
-			return fmt.Sprintf("key %s %s+%q", s.Key.Kind, strings.Join(s.Key.With, "+"), s.Key.Key)
-		}
-		return fmt.Sprintf("key %s %q", s.Key.Kind, s.Key.Key)
-	case StepType:
-		return fmt.Sprintf("type into %q", s.Type.Selector)
-	case StepReload:
-		return "reload"
-	}
-	return string(s.Kind)
-}
-
-// assert evaluates one assertion; in setup a non-pass breaks the probe.
-func (pr *probeRun) assert(s Step, scored bool) error {
-	a := s.Assert
-	st, msg, err := pr.evaluate(a)
-	if err != nil {
-		if ierr := pr.classify(err, pr.probe.Name, "assert", s.Line); ierr != nil {
-			return ierr
-		}
-		if scored {
-			pr.verdicts = append(pr.verdicts, verdictOf(pr.probe, a, StatusError, pr.notRun()))
-		}
-		return nil
 	}
 	if a.Message != "" && st != StatusPass {
 		msg = a.Message + ": " + msg
 	}
-	if !scored {
+	if !x.scored {
 		if st != StatusPass {
-			pr.broken = fmt.Sprintf("setup assertion at line %d did not pass: %s", s.Line, msg)
+			x.broken = fmt.Sprintf("setup assertion at line %d did not pass: %s", x.step.Line, msg)
 		}
 		return nil
 	}
-	pr.scored(verdictOf(pr.probe, a, st, msg))
+	x.probeRun.scored(verdictOf(x.probe, a, st, msg))
 	return nil
 }
 
@@ -765,7 +659,9 @@ func (pr *probeRun) fingerprint() error {
 	o := Observation{Probe: pr.probe.Name, Kind: "end", Frame: page.Frame()}
 	var err error
 	if o.State, err = page.State(ctx); err == nil {
-		o.Scene, err = page.Scene(ctx)
+		if in, ok := page.(Inspector); ok {
+			o.Scene, err = in.Scene(ctx)
+		}
 	}
 	if d, ok := page.(PixelDigester); ok && err == nil {
 		o.Pixels, err = d.PixelDigest(ctx)

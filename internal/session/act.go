@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,11 +10,9 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// ErrNoTarget reports that an action's target (a selector, a named object,
-// a world point off the canvas) was not found.
-var ErrNoTarget = errors.New("target not found")
+	"github.com/worldprobe/worldprobe/internal/target"
+)
 
 // Point is a position in the page's viewport, in CSS pixels.
 type Point struct{ X, Y float64 }
@@ -36,7 +33,7 @@ func (s *Session) Canvas(ctx context.Context) (CanvasRect, error) {
 		return CanvasRect{}, fmt.Errorf("decoding the canvas box: %w", err)
 	}
 	if r == nil {
-		return CanvasRect{}, fmt.Errorf("the page has no canvas: %w", ErrNoTarget)
+		return CanvasRect{}, fmt.Errorf("the page has no canvas: %w", target.ErrNotFound)
 	}
 	return CanvasRect{r.Left, r.Top, r.Width, r.Height}, nil
 }
@@ -76,13 +73,13 @@ func (s *Session) Object(ctx context.Context, name string) (ObjectInfo, error) {
 		return ObjectInfo{}, fmt.Errorf("decoding object %q: %w", name, err)
 	}
 	if o == nil {
-		return ObjectInfo{}, fmt.Errorf("no scene object named %q: %w", name, ErrNoTarget)
+		return ObjectInfo{}, fmt.Errorf("no scene object named %q: %w", name, target.ErrNotFound)
 	}
 	return *o, nil
 }
 
 // Project maps a world point to canvas CSS pixels with the camera last
-// rendered with; ErrNoTarget when it is off screen or there is no camera.
+// rendered with; target.ErrNotFound when it is off screen or there is no camera.
 func (s *Session) Project(ctx context.Context, world []float64) (Point, error) {
 	if len(world) != 3 {
 		return Point{}, fmt.Errorf("a world point needs 3 coordinates, got %d", len(world))
@@ -100,7 +97,7 @@ func (s *Session) Project(ctx context.Context, world []float64) (Point, error) {
 		return Point{}, fmt.Errorf("decoding a projection: %w", err)
 	}
 	if p == nil || !p.OnScreen {
-		return Point{}, fmt.Errorf("world point %v is not on screen: %w", world, ErrNoTarget)
+		return Point{}, fmt.Errorf("world point %v is not on screen: %w", world, target.ErrNotFound)
 	}
 	return Point{p.X, p.Y}, nil
 }
@@ -134,32 +131,8 @@ func (s *Session) DOM(ctx context.Context, selector string) (DOMInfo, error) {
 	return d, nil
 }
 
-// Target names where an action happens: exactly one of a CSS selector, a
-// canvas point (CSS pixels from the canvas's top-left), a named scene
-// object, or a world point.
-type Target struct {
-	Selector string
-	At       []float64
-	Object   string
-	World    []float64
-}
-
-func (t Target) String() string {
-	switch {
-	case t.Selector != "":
-		return "selector " + t.Selector
-	case t.At != nil:
-		return fmt.Sprintf("canvas point %v", t.At)
-	case t.Object != "":
-		return "object " + t.Object
-	case t.World != nil:
-		return fmt.Sprintf("world point %v", t.World)
-	}
-	return "no target"
-}
-
 // Locate turns a target into a viewport point.
-func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
+func (s *Session) Locate(ctx context.Context, t target.Target) (Point, error) {
 	switch {
 	case t.Selector != "":
 		d, err := s.DOM(ctx, t.Selector)
@@ -167,7 +140,7 @@ func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
 			return Point{}, err
 		}
 		if !d.Exists || !d.Visible || d.Rect == nil {
-			return Point{}, fmt.Errorf("no visible element matches %q: %w", t.Selector, ErrNoTarget)
+			return Point{}, fmt.Errorf("no visible element matches %q: %w", t.Selector, target.ErrNotFound)
 		}
 		return Point{d.Rect.X + d.Rect.Width/2, d.Rect.Y + d.Rect.Height/2}, nil
 	case t.At != nil:
@@ -178,6 +151,9 @@ func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
 		if err != nil {
 			return Point{}, err
 		}
+		if x, y := t.At[0], t.At[1]; !(x >= 0 && y >= 0 && x < c.Width && y < c.Height) {
+			return Point{}, fmt.Errorf("canvas point %s is off the %gx%g canvas: %w", target.FormatPoint(t.At), c.Width, c.Height, target.ErrNotFound)
+		}
 		return Point{c.Left + t.At[0], c.Top + t.At[1]}, nil
 	case t.Object != "":
 		o, err := s.Object(ctx, t.Object)
@@ -185,7 +161,7 @@ func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
 			return Point{}, err
 		}
 		if !o.OnScreen || o.Screen == nil {
-			return Point{}, fmt.Errorf("object %q is not on screen: %w", t.Object, ErrNoTarget)
+			return Point{}, fmt.Errorf("object %q is not on screen: %w", t.Object, target.ErrNotFound)
 		}
 		c, err := s.Canvas(ctx)
 		if err != nil {
@@ -203,7 +179,7 @@ func (s *Session) Locate(ctx context.Context, t Target) (Point, error) {
 		}
 		return Point{c.Left + p.X, c.Top + p.Y}, nil
 	}
-	return Point{}, fmt.Errorf("an action needs a target: %w", ErrNoTarget)
+	return Point{}, fmt.Errorf("an action needs a target: %w", target.ErrNotFound)
 }
 
 // call sends one CDP command to the page within the call timeout; a hung
@@ -234,7 +210,7 @@ func (s *Session) settleInput(ctx context.Context) error {
 // Click presses the left button at the target, steps hold frames with it
 // down (none when hold is 0), and lets it up at the same point, as a
 // person's click lasts a few frames. hold frames advance the clock.
-func (s *Session) Click(ctx context.Context, t Target, hold int) error {
+func (s *Session) Click(ctx context.Context, t target.Target, hold int) error {
 	if s.buttonHeld {
 		return fmt.Errorf("click: the button is already down (release it first)")
 	}
@@ -272,7 +248,7 @@ func (s *Session) hold(ctx context.Context, frames int) error {
 
 // Move moves the pointer to the target; while the button is held (Press)
 // the move carries it, as a drag does.
-func (s *Session) Move(ctx context.Context, t Target) error {
+func (s *Session) Move(ctx context.Context, t target.Target) error {
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
@@ -291,7 +267,7 @@ func (s *Session) Move(ctx context.Context, t Target) error {
 // Press moves the pointer to the target and holds the left button down
 // there until Release (or a reload). Pressing twice is an error: a real
 // mouse cannot.
-func (s *Session) Press(ctx context.Context, t Target) error {
+func (s *Session) Press(ctx context.Context, t target.Target) error {
 	if s.buttonHeld {
 		return fmt.Errorf("press: the button is already down (release it first)")
 	}
@@ -311,7 +287,7 @@ func (s *Session) Press(ctx context.Context, t Target) error {
 
 // Release moves the pointer to the target, the button held, and lets the
 // left button up there. Releasing a button that is not down is an error.
-func (s *Session) Release(ctx context.Context, t Target) error {
+func (s *Session) Release(ctx context.Context, t target.Target) error {
 	if !s.buttonHeld {
 		return fmt.Errorf("release: the button is not down (press first)")
 	}
@@ -332,7 +308,7 @@ func (s *Session) Release(ctx context.Context, t Target) error {
 // Drag presses at from, moves in steps to to, and releases there. With
 // frames > 0 it steps that many frames after the press and after each
 // move, so a page reading the pointer in its animation loop sees the path.
-func (s *Session) Drag(ctx context.Context, from, to Target, steps, frames int) error {
+func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frames int) error {
 	if s.buttonHeld {
 		return fmt.Errorf("drag: the button is already down (release it first)")
 	}
@@ -371,7 +347,7 @@ func (s *Session) Drag(ctx context.Context, from, to Target, steps, frames int) 
 }
 
 // Wheel scrolls by (dx, dy) CSS pixels at the target.
-func (s *Session) Wheel(ctx context.Context, t Target, dx, dy float64) error {
+func (s *Session) Wheel(ctx context.Context, t target.Target, dx, dy float64) error {
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
@@ -431,14 +407,14 @@ var modifierKeys = map[string]int64{
 func (s *Session) Key(ctx context.Context, kind, key string, hold int, with ...string) error {
 	k, ok := keyByName[key]
 	if !ok {
-		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, ErrNoTarget)
+		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, target.ErrNotFound)
 	}
 	var mods int64
 	var modEvs []*kb.Key
 	for _, m := range with {
 		bit, ok := modifierKeys[m]
 		if !ok {
-			return fmt.Errorf("unknown modifier key %q (want Control, Shift, Alt or Meta): %w", m, ErrNoTarget)
+			return fmt.Errorf("unknown modifier key %q (want Control, Shift, Alt or Meta): %w", m, target.ErrNotFound)
 		}
 		mk := keyByName[m] // the modifier's name is its KeyboardEvent.key
 		if mk == nil {
@@ -516,7 +492,7 @@ func (s *Session) Type(ctx context.Context, selector, text string) error {
 		return err
 	}
 	if !found {
-		return fmt.Errorf("no element matches %q: %w", selector, ErrNoTarget)
+		return fmt.Errorf("no element matches %q: %w", selector, target.ErrNotFound)
 	}
 	if _, err := call(ctx, s, fmt.Sprintf("typing into %q", selector), input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 		return err

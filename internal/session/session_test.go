@@ -15,6 +15,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/target"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
@@ -78,26 +79,26 @@ func TestActions(t *testing.T) {
 	require.InDelta(t, 200, o.Screen[0], 0.01)
 	require.InDelta(t, 150, o.Screen[1], 0.01)
 
-	require.NoError(t, s.Click(ctx, Target{Object: "cube"}, 0))
+	require.NoError(t, s.Click(ctx, target.Target{Object: "cube"}, 0))
 	a := state(t, s)
 	require.Equal(t, 1, a.Clicks)
 	require.Equal(t, 1, a.Hits)
 	require.Equal(t, []float64{200, 150}, a.Last)
 
-	require.NoError(t, s.Click(ctx, Target{At: []float64{10, 10}}, 0))
+	require.NoError(t, s.Click(ctx, target.Target{At: []float64{10, 10}}, 0))
 	a = state(t, s)
 	require.Equal(t, 2, a.Clicks)
 	require.Equal(t, 1, a.Hits, "a click off the cube misses it")
 
-	require.NoError(t, s.Click(ctx, Target{World: []float64{0.4, 0.4, 0.5}}, 0))
+	require.NoError(t, s.Click(ctx, target.Target{World: []float64{0.4, 0.4, 0.5}}, 0))
 	require.Equal(t, 2, state(t, s).Hits)
 
 	require.NoError(t, s.Key(ctx, "press", " ", 0))
 	require.NoError(t, s.Key(ctx, "press", "ArrowUp", 0))
 	require.NoError(t, s.Key(ctx, "down", "r", 0))
 	require.NoError(t, s.Type(ctx, "#name", "Ada"))
-	require.NoError(t, s.Wheel(ctx, Target{At: []float64{200, 150}}, 0, 120))
-	require.NoError(t, s.Drag(ctx, Target{At: []float64{50, 50}}, Target{At: []float64{150, 50}}, 5, 0))
+	require.NoError(t, s.Wheel(ctx, target.Target{At: []float64{200, 150}}, 0, 120))
+	require.NoError(t, s.Drag(ctx, target.Target{At: []float64{50, 50}}, target.Target{At: []float64{150, 50}}, 5, 0))
 	a = state(t, s)
 	require.Equal(t, []string{" ", "ArrowUp", "r"}, a.Keys)
 	require.Equal(t, "Ada", a.Name)
@@ -109,10 +110,10 @@ func TestActions(t *testing.T) {
 	require.True(t, d.Exists && d.Visible)
 	require.Equal(t, "clicks: 4", d.Text)
 
-	for _, bad := range []Target{{Selector: "#missing"}, {Object: "nothing"}, {World: []float64{0, 0, 50}}} {
-		require.ErrorIs(t, s.Click(ctx, bad, 0), ErrNoTarget, "target %s", bad)
+	for _, bad := range []target.Target{{Selector: "#missing"}, {Object: "nothing"}, {World: []float64{0, 0, 50}}} {
+		require.ErrorIs(t, s.Click(ctx, bad, 0), target.ErrNotFound, "target %s", bad)
 	}
-	require.ErrorIs(t, s.Key(ctx, "press", "NoSuchKey", 0), ErrNoTarget)
+	require.ErrorIs(t, s.Key(ctx, "press", "NoSuchKey", 0), target.ErrNotFound)
 
 	_, err = s.Step(ctx, 1, true)
 	require.NoError(t, err)
@@ -175,30 +176,30 @@ func TestPressMoveRelease(t *testing.T) {
 	_, err := s.Step(ctx, 2, true)
 	require.NoError(t, err)
 
-	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}))
+	require.NoError(t, s.Press(ctx, target.Target{At: []float64{50, 50}}))
 	a := state(t, s)
 	require.Equal(t, 1, a.Clicks, "the press went down on the canvas")
 	require.Equal(t, []float64{50, 50}, a.Last)
-	require.Error(t, s.Press(ctx, Target{At: []float64{50, 50}}), "a held button cannot be pressed again")
+	require.Error(t, s.Press(ctx, target.Target{At: []float64{50, 50}}), "a held button cannot be pressed again")
 
-	require.NoError(t, s.Move(ctx, Target{At: []float64{80, 50}}))
-	require.NoError(t, s.Move(ctx, Target{At: []float64{110, 50}}))
+	require.NoError(t, s.Move(ctx, target.Target{At: []float64{80, 50}}))
+	require.NoError(t, s.Move(ctx, target.Target{At: []float64{110, 50}}))
 	require.Equal(t, 2, state(t, s).Drags, "moves while held are drags")
-	require.NoError(t, s.Release(ctx, Target{At: []float64{140, 50}}))
+	require.NoError(t, s.Release(ctx, target.Target{At: []float64{140, 50}}))
 	require.Equal(t, 3, state(t, s).Drags, "the release moves to its target with the button held")
-	require.Error(t, s.Release(ctx, Target{At: []float64{140, 50}}), "nothing to release")
+	require.Error(t, s.Release(ctx, target.Target{At: []float64{140, 50}}), "nothing to release")
 
-	require.NoError(t, s.Move(ctx, Target{At: []float64{60, 60}}))
+	require.NoError(t, s.Move(ctx, target.Target{At: []float64{60, 60}}))
 	require.Equal(t, 3, state(t, s).Drags, "after the release a move is no drag")
 
 	// A reload lets a held button up: the new document sees plain moves.
-	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}))
+	require.NoError(t, s.Press(ctx, target.Target{At: []float64{50, 50}}))
 	require.NoError(t, s.Reload(ctx))
 	_, err = s.Step(ctx, 1, true)
 	require.NoError(t, err)
-	require.NoError(t, s.Move(ctx, Target{At: []float64{90, 90}}))
+	require.NoError(t, s.Move(ctx, target.Target{At: []float64{90, 90}}))
 	require.Equal(t, 0, state(t, s).Drags)
-	require.NoError(t, s.Press(ctx, Target{At: []float64{50, 50}}), "the button is up after the reload")
+	require.NoError(t, s.Press(ctx, target.Target{At: []float64{50, 50}}), "the button is up after the reload")
 }
 
 // TestSplitViewportProjection: object screen positions follow the viewport
@@ -247,7 +248,7 @@ func TestKeyModifiers(t *testing.T) {
 	require.Equal(t, []string{"d:Control:C", "d:Shift:CS", "d:Z:CS", "u:Z:CS", "u:Shift:C", "u:Control"}, events()[4:])
 	require.NoError(t, s.Key(ctx, "press", "y", 0))
 	require.Equal(t, []string{"d:y", "u:y"}, events()[10:])
-	require.ErrorIs(t, s.Key(ctx, "press", "y", 0, "Hyper"), ErrNoTarget)
+	require.ErrorIs(t, s.Key(ctx, "press", "y", 0, "Hyper"), target.ErrNotFound)
 }
 
 // TestHeldInput: a key press and a click hold their input for the given
@@ -281,12 +282,12 @@ func TestHeldInput(t *testing.T) {
 	require.Equal(t, 3, st.KeyFrames)
 	require.Equal(t, 6, s.Frame(), "1, the first read 1, 3 held, the second read 1")
 
-	require.NoError(t, s.Click(ctx, Target{At: []float64{50, 50}}, 3))
+	require.NoError(t, s.Click(ctx, target.Target{At: []float64{50, 50}}, 3))
 	read()
 	require.Equal(t, 1, st.Clicks)
 	require.Equal(t, 3, st.ButtonFrames)
 
-	require.NoError(t, s.Drag(ctx, Target{At: []float64{20, 20}}, Target{At: []float64{120, 20}}, 4, 1))
+	require.NoError(t, s.Drag(ctx, target.Target{At: []float64{20, 20}}, target.Target{At: []float64{120, 20}}, 4, 1))
 	read()
 	require.Equal(t, 2, st.Clicks)
 	require.Equal(t, 3+5, st.ButtonFrames, "a frame after the press and after each of 4 moves")

@@ -17,10 +17,6 @@ const DefaultExploreInputs = 16
 // exploreWaitsMs are the pauses an exploration draws from after each input.
 var exploreWaitsMs = []int{50, 150, 300, 600}
 
-// controlKinds are the step kinds a task's controls may use.
-var controlKinds = []contract.StepKind{contract.StepKey, contract.StepClick, contract.StepWheel,
-	contract.StepDrag, contract.StepMove, contract.StepType}
-
 // Exploration builds the contract that explores a page beyond its task's
 // contract: one probe that, after a first frame, sends inputs drawn with
 // seed from the task's controls (none when it declares none: then only
@@ -30,14 +26,20 @@ var controlKinds = []contract.StepKind{contract.StepKey, contract.StepClick, con
 // early rather than exceed the task's frame budget; the second result is
 // how many inputs it sends.
 func Exploration(t *task.Task, seed uint64, inputs int) (*contract.Contract, int, error) {
+	controlKinds := contract.ControlKinds()
+	names := make([]string, len(controlKinds))
+	for i, k := range controlKinds {
+		names[i] = string(k)
+	}
+	want := strings.Join(names, ", ")
 	controls := make([]string, 0, len(t.Controls))
 	for i, c := range t.Controls {
 		if len(c) != 1 {
-			return nil, 0, fmt.Errorf("%s: controls[%d]: want one step (key, click, wheel, drag, move or type)", t.ID, i)
+			return nil, 0, fmt.Errorf("%s: controls[%d]: want one input step (%s)", t.ID, i, want)
 		}
 		for k := range c {
 			if !contains(controlKinds, contract.StepKind(k)) {
-				return nil, 0, fmt.Errorf("%s: controls[%d]: %s is not an input step (want key, click, wheel, drag, move or type)", t.ID, i, k)
+				return nil, 0, fmt.Errorf("%s: controls[%d]: %s is not an input step (want %s)", t.ID, i, k, want)
 			}
 		}
 		b, err := yaml.Marshal([]map[string]any{c})

@@ -56,20 +56,15 @@ func TestExploration(t *testing.T) {
 	require.ErrorContains(t, err, "simulation/x: controls:")
 }
 
-// describe renders steps without their pointers.
+// describe renders steps by value, not by pointer.
 func describe(steps []contract.Step) []string {
 	var out []string
 	for _, s := range steps {
-		d := fmt.Sprint(s.Kind, " ", s.WaitMs, " ", s.Snapshot)
-		switch {
-		case s.Key != nil:
-			d += " " + s.Key.Kind + " " + s.Key.Key
-		case s.Click != nil:
-			d += " " + s.Click.String()
-		case s.Wheel != nil:
-			d += fmt.Sprint(" ", s.Wheel.Target.String(), s.Wheel.DY)
+		if a := s.Assertion(); a != nil {
+			out = append(out, "assert "+a.Expr)
+			continue
 		}
-		out = append(out, d)
+		out = append(out, fmt.Sprintf("%s %+v", s.Kind, s.Action))
 	}
 	return out
 }

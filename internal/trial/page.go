@@ -13,6 +13,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // page adapts a browser session to contract.Page.
@@ -26,7 +27,15 @@ type page struct {
 	canvasH     float64
 }
 
-var _ contract.Page = (*page)(nil)
+// page offers every capability a contract step can ask for.
+var (
+	_ contract.Page          = (*page)(nil)
+	_ contract.Pointer       = (*page)(nil)
+	_ contract.Keyboard      = (*page)(nil)
+	_ contract.Inspector     = (*page)(nil)
+	_ contract.Canvas        = (*page)(nil)
+	_ contract.PixelDigester = (*page)(nil)
+)
 
 // The session outlives the page: the trial restarts it for the next probe
 // and closes it at the end, so page has no Close.
@@ -133,7 +142,7 @@ func (p *page) Pixel(ctx context.Context, x, y float64) (map[string]any, error) 
 	b := img.Bounds()
 	ix, iy := b.Min.X+int(math.Floor(x)), b.Min.Y+int(math.Floor(y))
 	if ix < b.Min.X || iy < b.Min.Y || ix >= b.Max.X || iy >= b.Max.Y {
-		return nil, fmt.Errorf("pixel (%g, %g) is outside the %dx%d canvas: %w", x, y, b.Dx(), b.Dy(), contract.ErrTargetNotFound)
+		return nil, fmt.Errorf("pixel (%g, %g) is outside the %dx%d canvas: %w", x, y, b.Dx(), b.Dy(), target.ErrNotFound)
 	}
 	c := pixel.At(img, ix, iy)
 	return colorMap(c.R, c.G, c.B, c.A), nil
@@ -153,11 +162,11 @@ func (p *page) Region(ctx context.Context, x, y, w, h float64) (map[string]any, 
 func regionMean(img image.Image, x, y, w, h float64) (map[string]any, error) {
 	b := img.Bounds()
 	if !(w > 0 && h > 0) {
-		return nil, fmt.Errorf("region (%g, %g, %g, %g) has no area: %w", x, y, w, h, contract.ErrTargetNotFound)
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) has no area: %w", x, y, w, h, target.ErrNotFound)
 	}
 	r := image.Rect(int(math.Floor(x)), int(math.Floor(y)), int(math.Ceil(x+w)), int(math.Ceil(y+h))).Add(b.Min)
 	if !r.In(b) {
-		return nil, fmt.Errorf("region (%g, %g, %g, %g) is not inside the %dx%d canvas: %w", x, y, w, h, b.Dx(), b.Dy(), contract.ErrTargetNotFound)
+		return nil, fmt.Errorf("region (%g, %g, %g, %g) is not inside the %dx%d canvas: %w", x, y, w, h, b.Dx(), b.Dy(), target.ErrNotFound)
 	}
 	m := pixel.Mean(img, r)
 	return colorMap(m.R, m.G, m.B, m.A), nil
@@ -167,34 +176,30 @@ func colorMap(r, g, b, a float64) map[string]any {
 	return map[string]any{"r": r, "g": g, "b": b, "a": a, "luma": pixel.Luma(r, g, b)}
 }
 
-func target(t contract.Target) session.Target {
-	return session.Target{Selector: t.Selector, At: t.At, Object: t.Object, World: t.World}
-}
-
 func (p *page) Click(ctx context.Context, t contract.Target, hold int) error {
 	p.pixels = nil
-	return mapErr(p.s.Click(ctx, target(t), hold))
+	return mapErr(p.s.Click(ctx, t, hold))
 }
 
 func (p *page) Drag(ctx context.Context, from, to contract.Target, steps int) error {
 	p.pixels = nil
-	return mapErr(p.s.Drag(ctx, target(from), target(to), steps, 1))
+	return mapErr(p.s.Drag(ctx, from, to, steps, 1))
 }
 
 func (p *page) Press(ctx context.Context, t contract.Target) error {
-	return mapErr(p.s.Press(ctx, target(t)))
+	return mapErr(p.s.Press(ctx, t))
 }
 
 func (p *page) Release(ctx context.Context, t contract.Target) error {
-	return mapErr(p.s.Release(ctx, target(t)))
+	return mapErr(p.s.Release(ctx, t))
 }
 
 func (p *page) Move(ctx context.Context, t contract.Target) error {
-	return mapErr(p.s.Move(ctx, target(t)))
+	return mapErr(p.s.Move(ctx, t))
 }
 
 func (p *page) Wheel(ctx context.Context, t contract.Target, dx, dy float64) error {
-	return mapErr(p.s.Wheel(ctx, target(t), dx, dy))
+	return mapErr(p.s.Wheel(ctx, t, dx, dy))
 }
 
 func (p *page) Key(ctx context.Context, kind, key string, with []string, hold int) error {
@@ -217,8 +222,6 @@ func mapErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, session.ErrNoTarget):
-		return fmt.Errorf("%w: %w", contract.ErrTargetNotFound, err)
 	case errors.Is(err, context.Canceled):
 		return contract.Infra(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 func TestRegionMean(t *testing.T) {
@@ -43,6 +43,6 @@ func TestRegionMean(t *testing.T) {
 	} {
 		_, err := regionMean(img, c.x, c.y, c.w, c.h)
 		require.ErrorContains(t, err, c.want)
-		require.True(t, errors.Is(err, contract.ErrTargetNotFound))
+		require.True(t, errors.Is(err, target.ErrNotFound))
 	}
 }

@@ -1,0 +1,14 @@
+package contract_test
+
+import (
+	"testing"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest"
+)
+
+// The fake page the contract tests drive passes the same conformance suite
+// as the browser session (internal/trial's TestPageConformance).
+func TestFakePageConformance(t *testing.T) {
+	contracttest.Conformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakePage(fps) })
+}

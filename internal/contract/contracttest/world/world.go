@@ -1,0 +1,73 @@
+// Package world is the conformance world: one small scene that every
+// implementation of contract.Page shows, so that contracttest.Conformance
+// can check each against the same expected values. The real browser loads
+// HTML; the in-memory fake page models the same world with the functions
+// here. The package imports nothing of the project, so that the contract
+// package's own tests can use it.
+//
+// The world: an 800×600 canvas at the page's top-left, cleared to
+// rgb(10, 20, 30); a red ball (radius 0.5) at (0, Y, 0) that starts at
+// Y = 10 and falls under gravity 10 (per frame: v -= 10·dt, y += v·dt,
+// dt = 1/fps; below 0 it bounces back at half speed) unless paused; an
+// invisible box "hidden" at (0, 0, 30), behind the camera; one ambient light; a camera at
+// (0, 5, 20) looking at (0, 5, 0), vertical field of view 50°. A button
+// #pause (text "Pause", "Resume" while paused) toggles pause when
+// clicked, and so does the space key going down. An input #name takes
+// typed text. The state is
+//
+//	{ball: {position: [0, y, 0], velocity: [0, v, 0]}, paused, frame,
+//	 mode: "run", wheel: total deltaY, down: primary button down on the canvas}
+package world
+
+import (
+	_ "embed"
+	"math"
+)
+
+// HTML is the conformance world as a page (three.js from the CDN the
+// resolver serves).
+//
+//go:embed world.html
+var HTML []byte
+
+// The world's constants.
+const (
+	Width, Height = 800, 600
+	StartY        = 10.0
+	Gravity       = 10.0
+	BallRadius    = 0.5
+	// FOV is the camera's vertical field of view in degrees.
+	FOV = 50.0
+)
+
+// Background is the canvas's clear colour.
+var Background = [3]float64{10, 20, 30}
+
+// Camera is where the camera stands; it looks at (0, CameraY, 0).
+var Camera = [3]float64{0, 5, 20}
+
+// Fall advances the ball by one frame at fps: semi-implicit Euler with a
+// half-speed bounce at 0.
+func Fall(y, v, fps float64) (float64, float64) {
+	dt := 1 / fps
+	v -= Gravity * dt
+	y += v * dt
+	if y < 0 {
+		y, v = 0, -v*0.5
+	}
+	return y, v
+}
+
+// Project maps a world point to canvas pixels with the world's camera;
+// onScreen is false behind the camera or outside the canvas.
+func Project(p [3]float64) (x, y float64, onScreen bool) {
+	d := Camera[2] - p[2] // distance along the view direction (-z)
+	if d <= 0.1 {
+		return 0, 0, false
+	}
+	half := math.Tan(FOV / 2 * math.Pi / 180)
+	ny := (p[1] - Camera[1]) / (d * half)
+	nx := (p[0] - Camera[0]) / (d * half * Width / Height)
+	x, y = (nx+1)/2*Width, (1-ny)/2*Height
+	return x, y, nx >= -1 && nx <= 1 && ny >= -1 && ny <= 1
+}

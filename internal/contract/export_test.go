@@ -1,0 +1,5 @@
+package contract
+
+// NewFakePage exports the in-memory page of the conformance world to this
+// package's external tests (conformance_test.go).
+func NewFakePage(fps float64) Page { return newFakePage(fps) }

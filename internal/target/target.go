@@ -1,0 +1,126 @@
+// Package target is where an action lands: one type shared by the contract
+// language, which parses targets, and the browser session, which resolves
+// them to viewport points. It is a leaf package, so that both can name the
+// same type and the same not-found error without importing each other.
+//
+// A target is exactly one of its fields. The kinds it can hold today are
+// those of a mouse on a canvas page; XR targets (a semantic tag, a hand, a
+// controller) join as further fields with their own [Kind].
+package target
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ErrNotFound is wrapped by whatever resolves a target (a session, a fake
+// page) when it does not resolve: no such element or object, or a point
+// off the canvas. In a contract it fails the probe: its remaining
+// assertions get status error.
+var ErrNotFound = errors.New("target not found")
+
+// Target is where an action lands. Exactly one field is set:
+//
+//   - Selector: the centre of the first element matching a CSS selector;
+//   - At: [x, y] in CSS pixels relative to the page's largest canvas;
+//   - Object: the screen position of the named scene object;
+//   - World: [x, y, z] in world space, projected with the active camera.
+type Target struct {
+	Selector string    `json:"selector,omitempty"`
+	At       []float64 `json:"at,omitempty"`
+	Object   string    `json:"object,omitempty"`
+	World    []float64 `json:"world,omitempty"`
+}
+
+// Kind names a way of placing a target; it is the target's key in YAML.
+type Kind string
+
+// Target kinds.
+const (
+	KindSelector Kind = "selector"
+	KindAt       Kind = "at"
+	KindObject   Kind = "object"
+	KindWorld    Kind = "world"
+)
+
+// Kinds lists every target kind in documentation order.
+func Kinds() []Kind { return []Kind{KindSelector, KindAt, KindObject, KindWorld} }
+
+// Dimensions is how many numbers a point kind takes (at: 2, world: 3); 0
+// for kinds that take a name.
+func (k Kind) Dimensions() int {
+	switch k {
+	case KindAt:
+		return 2
+	case KindWorld:
+		return 3
+	}
+	return 0
+}
+
+// Kind says which field of the target is set; "" when none is.
+func (t Target) Kind() Kind {
+	switch {
+	case t.Selector != "":
+		return KindSelector
+	case t.At != nil:
+		return KindAt
+	case t.Object != "":
+		return KindObject
+	case t.World != nil:
+		return KindWorld
+	}
+	return ""
+}
+
+// Set returns the target of kind k named name (selector, object) or at
+// point (at, world).
+func Set(k Kind, name string, point []float64) Target {
+	switch k {
+	case KindSelector:
+		return Target{Selector: name}
+	case KindObject:
+		return Target{Object: name}
+	case KindAt:
+		return Target{At: point}
+	case KindWorld:
+		return Target{World: point}
+	}
+	return Target{}
+}
+
+// String renders the target as a contract writes it, e.g.
+// {selector: "#start"} or {at: [100, 200]}.
+func (t Target) String() string {
+	switch t.Kind() {
+	case KindSelector:
+		return fmt.Sprintf("{selector: %q}", t.Selector)
+	case KindAt:
+		return "{at: " + FormatPoint(t.At) + "}"
+	case KindObject:
+		return fmt.Sprintf("{object: %q}", t.Object)
+	case KindWorld:
+		return "{world: " + FormatPoint(t.World) + "}"
+	}
+	return "{}"
+}
+
+// FormatPoint renders coordinates as a YAML flow list with at most 10
+// significant digits each: [0.3, 4.1000001].
+func FormatPoint(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		switch {
+		case math.IsNaN(x):
+			parts[i] = "NaN"
+		case math.IsInf(x, 0):
+			parts[i] = map[bool]string{true: "Infinity", false: "-Infinity"}[x > 0]
+		default:
+			parts[i] = strconv.FormatFloat(x, 'g', 10, 64)
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,32 @@
+package trial
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest"
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
+	"github.com/worldprobe/worldprobe/internal/session"
+)
+
+// The page every trial drives — a real Chromium session behind the
+// contract.Page adapter — passes the conformance suite the contract
+// package's fake passes too.
+func TestPageConformance(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.html")
+	require.NoError(t, os.WriteFile(path, world.HTML, 0o644))
+	contracttest.Conformance(t, func(t *testing.T, fps float64) contract.Page {
+		ctx := context.Background()
+		s, err := session.Open(ctx, testBrowser, testResolver, path, session.Config{Seed: 1, FPS: fps})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		require.True(t, s.Loaded(), "the conformance world loads: %+v", s.Log())
+		return &page{s: s, fps: fps}
+	})
+}
