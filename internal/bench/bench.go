@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
 )
@@ -159,27 +159,10 @@ func throughput(ctx context.Context, b *browser.Browser, o Options) (Throughput,
 	}
 	in := o.inspector(b, 60, true)
 	start := time.Now()
-	next := make(chan string)
-	errs := make(chan error, len(pages))
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, o.Jobs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				if _, err := in.Inspect(ctx, p); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for _, p := range pages {
-		next <- p
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := pool.Each(ctx, o.Jobs, len(pages), func(ctx context.Context, i int) error {
+		_, err := in.Inspect(ctx, pages[i])
+		return err
+	}); err != nil {
 		return Throughput{}, err
 	}
 	wall := time.Since(start)

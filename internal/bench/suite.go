@@ -88,7 +88,7 @@ func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir s
 			start := time.Now()
 			sum, err := run.Execute(ctx, run.Options{Out: tmp, Plan: plan, Jobs: b.Jobs(),
 				Config: run.Config{Suite: dir, Repeat: 1},
-				Judge:  &trial.Judge{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
+				Runner: &trial.Runner{Browser: b, Resolver: res, SkipDraw: !realtime, RealTime: realtime}})
 			wall := time.Since(start)
 			walls[realtime] += wall
 			os.RemoveAll(tmp)

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/pool"
 )
 
 // InspectOptions are the flags of 'worldprobe inspect'.
@@ -133,45 +133,28 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	return nil
 }
 
-// inspectAll runs pages on up to jobs workers and returns reports in input order.
+// inspectAll runs pages on up to jobs workers and returns reports in input
+// order; done sees each report as it finishes.
 func inspectAll(ctx context.Context, in *inspect.Inspector, pages []string, jobs int, done func(int, *inspect.Report)) ([]*inspect.Report, error) {
 	reports := make([]*inspect.Report, len(pages))
-	errs := make([]error, len(pages))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
 	finished := 0
-	for w := 0; w < max(1, jobs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r, err := in.Inspect(ctx, pages[i])
-				reports[i], errs[i] = r, err
-				if err == nil {
-					mu.Lock()
-					done(finished, r)
-					finished++
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range pages {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted: %w", ctx.Err())
-	}
-	for i, err := range errs {
+	err := pool.Map(ctx, jobs, len(pages), func(ctx context.Context, i int) (*inspect.Report, error) {
+		r, err := in.Inspect(ctx, pages[i])
 		if err != nil {
 			return nil, fmt.Errorf("inspecting %s: %w", pages[i], err)
 		}
+		return r, nil
+	}, func(i int, r *inspect.Report) error {
+		reports[i] = r
+		done(finished, r)
+		finished++
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		return nil, err
 	}
 	return reports, nil
 }

@@ -159,7 +159,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs → %s\n", o.Suite, len(tasks), len(plan), b.Jobs(), out)
 	sum, err := run.Execute(ctx, run.Options{
 		Out: out, Config: cfg, Plan: plan, Jobs: b.Jobs(), Rerun: o.Rerun,
-		Judge:      &trial.Judge{Browser: b, Resolver: res, SkipDraw: true},
+		Runner:     &trial.Runner{Browser: b, Resolver: res, SkipDraw: true},
 		Worldprobe: Version, Chromium: b.Version(), Progress: io.ErrOut,
 	})
 	if err != nil {

@@ -165,7 +165,7 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 		return runtimeErr(err)
 	}
 	defer os.RemoveAll(work)
-	judge := &trial.Judge{Browser: br, Resolver: res, SkipDraw: true}
+	judge := &trial.Runner{Browser: br, Resolver: res, SkipDraw: true}
 	reports, err := checkAll(ctx, io, judge, variants, work, taskcheck.Options{}, nil)
 	if err != nil {
 		return err

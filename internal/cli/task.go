@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/mutate"
+	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/taskcheck"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -139,7 +140,7 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 		return runtimeErr(err)
 	}
 	defer os.RemoveAll(work)
-	judge := &trial.Judge{Browser: b, Resolver: res, SkipDraw: true}
+	judge := &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
 	copts := taskcheck.Options{Mutants: !o.NoMutants, OnlyMutants: o.OnlyMutants, Jobs: b.Jobs(),
 		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators, IDs: o.MutantIDs}}
 	if !o.NoMutants {
@@ -186,48 +187,42 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 // With kept (--reports), a task whose report is kept from an earlier run
 // with the same inputs is not checked again, and each new report is saved
 // the moment its task is checked.
-func checkAll(ctx context.Context, io IO, judge *trial.Judge, tasks []*task.Task, work string, opts taskcheck.Options, kept *checkReports) ([]*taskcheck.Report, error) {
+func checkAll(ctx context.Context, io IO, judge *trial.Runner, tasks []*task.Task, work string, opts taskcheck.Options, kept *checkReports) ([]*taskcheck.Report, error) {
 	reports := make([]*taskcheck.Report, len(tasks))
-	errs := make([]error, len(tasks))
-	fromBefore := make([]bool, len(tasks))
-	sem := make(chan struct{}, judge.Browser.Jobs())
-	done := make(chan int)
-	for i, t := range tasks {
-		go func() {
-			defer func() { done <- i }()
-			if kept != nil {
-				r, err := kept.load(t)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				if r != nil {
-					reports[i], fromBefore[i] = r, true
-					return
-				}
-			}
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			reports[i], errs[i] = taskcheck.Check(ctx, judge, t, filepath.Join(work, fmt.Sprint(i)), opts)
-			if errs[i] == nil && kept != nil {
-				errs[i] = kept.save(t, reports[i])
-			}
-		}()
+	type checked struct {
+		report     *taskcheck.Report
+		fromBefore bool
 	}
-	for range tasks {
-		i := <-done
-		if errs[i] == nil {
-			how := ""
-			if fromBefore[i] {
-				how = " (kept from " + kept.path(tasks[i]) + ")"
+	err := pool.Map(ctx, judge.Browser.Jobs(), len(tasks), func(ctx context.Context, i int) (checked, error) {
+		t := tasks[i]
+		if kept != nil {
+			r, err := kept.load(t)
+			if err != nil {
+				return checked{}, fmt.Errorf("checking %s: %w", t.ID, err)
 			}
-			fmt.Fprintf(io.ErrOut, "checked %s: %s%s\n", tasks[i].ID, map[bool]string{true: "clean", false: "PROBLEMS"}[reports[i].OK()], how)
+			if r != nil {
+				return checked{r, true}, nil
+			}
 		}
-	}
-	for i, err := range errs {
+		r, err := taskcheck.Check(ctx, judge, t, filepath.Join(work, fmt.Sprint(i)), opts)
+		if err == nil && kept != nil {
+			err = kept.save(t, r)
+		}
 		if err != nil {
-			return nil, runtimeErr(fmt.Errorf("checking %s: %w", tasks[i].ID, err))
+			return checked{}, fmt.Errorf("checking %s: %w", t.ID, err)
 		}
+		return checked{r, false}, nil
+	}, func(i int, c checked) error {
+		reports[i] = c.report
+		how := ""
+		if c.fromBefore {
+			how = " (kept from " + kept.path(tasks[i]) + ")"
+		}
+		fmt.Fprintf(io.ErrOut, "checked %s: %s%s\n", tasks[i].ID, map[bool]string{true: "clean", false: "PROBLEMS"}[c.report.OK()], how)
+		return nil
+	})
+	if err != nil {
+		return nil, runtimeErr(err)
 	}
 	return reports, nil
 }

@@ -8,13 +8,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // Source is where one model's candidate pages are.
@@ -54,6 +54,40 @@ func (p Planned) Dir() string {
 		}
 		return r
 	}, name)
+}
+
+// Spec is the planned trial as plain data, its paths relative to the run
+// folder runDir.
+func (p Planned) Spec(runDir string) (trial.Spec, error) {
+	rel := func(path string) (string, error) {
+		if path == "" {
+			return "", nil
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		root, err := filepath.Abs(runDir)
+		if err != nil {
+			return "", err
+		}
+		r, err := filepath.Rel(root, abs)
+		if err != nil {
+			return "", fmt.Errorf("trial %s: %w", p.Dir(), err)
+		}
+		return filepath.ToSlash(r), nil
+	}
+	taskDir, err := rel(p.Task.Dir)
+	if err != nil {
+		return trial.Spec{}, err
+	}
+	page, err := rel(p.Page)
+	if err != nil {
+		return trial.Spec{}, err
+	}
+	return trial.Spec{Key: p.Key, Task: p.Task.ID, TaskDir: taskDir, TaskDigest: p.TaskDigest, Page: page, PageDigest: p.Digest,
+		Model: p.Model, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample,
+		Dir: "trials/" + p.Dir()}, nil
 }
 
 // Plan builds the trials for tasks × sources × samples in a stable order.
@@ -127,16 +161,7 @@ func fileDigest(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("reading candidate %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading candidate %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return trial.FileDigest(path)
 }
 
 // key identifies a trial by its semantic inputs only.

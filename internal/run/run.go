@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -49,7 +48,11 @@ type Options struct {
 	Out    string // the run folder
 	Config Config
 	Plan   []Planned
-	Judge  *trial.Judge
+	// Executor judges the trials; nil means Local{Runner, Jobs}.
+	Executor Executor
+	// Runner and Jobs make the default local executor; Runner's browser
+	// also names the sandbox in lock.json.
+	Runner *trial.Runner
 	Jobs   int
 	// Rerun lists trial classes to run again (result.RerunClasses).
 	Rerun      []string
@@ -99,8 +102,8 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
-	if o.Judge != nil && o.Judge.Browser != nil {
-		lock.Sandbox = o.Judge.Browser.Sandbox()
+	if o.Runner != nil && o.Runner.Browser != nil {
+		lock.Sandbox = o.Runner.Browser.Sandbox()
 	}
 	for _, p := range o.Plan {
 		lock.Tasks[p.Task.ID] = p.TaskDigest
@@ -139,90 +142,36 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		fmt.Fprintf(o.Progress, "resuming: %d finished trials kept, %d to run\n", sum.Kept, len(todo))
 	}
 
-	prog := newProgress(o.Progress, len(todo))
-	results := make(chan *result.Trial)
-	jobs := make(chan Planned)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for w := 0; w < max(1, o.Jobs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range jobs {
-				t, err := runOne(wctx, o, p)
-				if err != nil {
-					errOnce.Do(func() { firstErr = fmt.Errorf("trial %s: %w", p.Dir(), err) })
-					cancel()
-					return
-				}
-				select {
-				case results <- t:
-				case <-wctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for _, p := range todo {
-			select {
-			case jobs <- p:
-			case <-wctx.Done():
-				return
-			}
+	specs := make([]trial.Spec, len(todo))
+	for i, p := range todo {
+		if specs[i], err = p.Spec(o.Out); err != nil {
+			return nil, err
 		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-	for t := range results {
+	}
+	exec := o.Executor
+	if exec == nil {
+		exec = &Local{Runner: o.Runner, Jobs: o.Jobs}
+	}
+	prog := newProgress(o.Progress, len(todo))
+	err = exec.Execute(ctx, o.Out, specs, func(s trial.Spec, t *result.Trial) error {
 		if err := db.Save(ctx, t); err != nil {
-			errOnce.Do(func() { firstErr = err })
-			cancel()
-			continue
+			return err
 		}
 		sum.Trials = append(sum.Trials, t)
 		sum.Ran++
 		prog.done(t)
-	}
+		return nil
+	})
 	prog.finish()
-	if firstErr != nil {
-		return sum, firstErr
-	}
 	if ctx.Err() != nil {
 		return sum, fmt.Errorf("run interrupted (finished trials are kept; run the same command to resume): %w", ctx.Err())
+	}
+	if err != nil {
+		return sum, err
 	}
 	sort.Slice(sum.Trials, func(i, j int) bool { return sum.Trials[i].Key < sum.Trials[j].Key })
 	sum.Elapsed = time.Since(start)
 	return sum, nil
-}
-
-// runOne judges one planned trial and writes its result.json atomically.
-func runOne(ctx context.Context, o Options, p Planned) (*result.Trial, error) {
-	dir := filepath.Join(o.Out, "trials", p.Dir())
-	var t *result.Trial
-	if p.Page == "" {
-		t = &result.Trial{Key: p.Key, Task: p.Task.ID, Category: p.Task.Category, Subdomain: p.Task.Subdomain,
-			Difficulty: p.Task.Difficulty, Model: p.Model, Candidate: p.Candidate, Sample: p.Sample, Variant: p.Variant, VariantOf: p.Task.VariantOf,
-			Outcome: result.OutcomeCrash, CrashKind: result.CrashNoCandidate, CrashMessage: "the model produced no page for this task",
-			Attribution: "crash", StartedAt: time.Now().UTC(), Assertions: []result.Assertion{}}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
-		t, err = o.Judge.Run(ctx, trial.Input{Key: p.Key, Task: p.Task, Contract: p.Contract, Page: p.Page, Params: p.Params,
-			Model: p.Model, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample, Dir: dir})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := writeJSONAtomic(filepath.Join(dir, "result.json"), t); err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // resume loads finished trials, removes unfinished trial folders and the
@@ -243,7 +192,7 @@ func resume(o Options) (map[string]*result.Trial, error) {
 	done := map[string]*result.Trial{}
 	for _, e := range entries {
 		dir := filepath.Join(o.Out, "trials", e.Name())
-		b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+		b, err := os.ReadFile(filepath.Join(dir, trial.ResultFile))
 		if err != nil {
 			// Never finished (killed mid-trial): start it again from scratch.
 			if err := os.RemoveAll(dir); err != nil {
@@ -288,31 +237,5 @@ func checkOrWrite(path string, v any) error {
 	return writeJSONAtomic(path, v)
 }
 
-// writeJSONAtomic writes v as indented JSON through a temporary file, fsync
-// and rename, so a reader never sees half a file, even after kill -9.
-func writeJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// writeJSONAtomic writes v as indented JSON, atomically.
+func writeJSONAtomic(path string, v any) error { return trial.WriteJSONAtomic(path, v) }

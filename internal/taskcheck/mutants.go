@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
+	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -103,7 +103,7 @@ func (m *Mutation) KillRate() float64 {
 func (m *Mutation) Hardened() bool { return m.Survived == 0 && m.Unjudged == 0 }
 
 // runMutants generates mutants of t's reference and judges each.
-func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any, refHash, work string, opts Options) (*Mutation, error) {
+func runMutants(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, refHash, work string, opts Options) (*Mutation, error) {
 	src, err := os.ReadFile(t.SolutionPath())
 	if err != nil {
 		return nil, fmt.Errorf("reading the reference: %w", err)
@@ -115,42 +115,23 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 	refTrace, _ := readTrace(filepath.Join(filepath.Dir(work), "reference", "0", trial.TraceFile))
 	sel := opts.Mutate
 	m := &Mutation{Mutants: make([]MutantResult, len(gen.Mutants)), Total: len(gen.Mutants), Stats: gen.Stats, Selection: &sel}
-	jobs := max(1, opts.Jobs)
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
 	done := 0
-	for i, mu8 := range gen.Mutants {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
-			r, err := judgeMutant(ctx, j, t, c, params, mu8, refHash, refTrace, filepath.Join(work, mu8.ID))
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("mutant %s: %w", mu8.ID, err)
-				}
-				return
-			}
-			m.Mutants[i] = r
-			done++
-			if opts.Progress != nil {
-				opts.Progress(t.ID, done, len(gen.Mutants))
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	err = pool.Map(ctx, opts.Jobs, len(gen.Mutants), func(ctx context.Context, i int) (MutantResult, error) {
+		mu8 := gen.Mutants[i]
+		r, err := judgeMutant(ctx, j, t, c, params, mu8, refHash, refTrace, filepath.Join(work, mu8.ID))
+		if err != nil {
+			return r, fmt.Errorf("mutant %s: %w", mu8.ID, err)
+		}
+		return r, nil
+	}, func(i int, r MutantResult) error {
+		m.Mutants[i] = r
+		done++
+		if opts.Progress != nil {
+			opts.Progress(t.ID, done, len(gen.Mutants))
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := explore(ctx, j, t, params, m, work, opts); err != nil {
@@ -173,7 +154,7 @@ func runMutants(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.C
 
 // judgeMutant writes the mutant next to copies of the reference's other
 // files and judges it, stopping at the first failed assertion.
-func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any,
+func judgeMutant(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any,
 	mt mutate.Mutant, refHash string, refTrace []string, dir string) (MutantResult, error) {
 	out := MutantResult{Mutant: mt, Explored: -1}
 	pageDir := filepath.Join(dir, "page")
@@ -212,7 +193,7 @@ func judgeMutant(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.
 // the exploration) and every contract-equivalent mutant under the task's
 // exploration; a mutant whose observations differ from the reference's
 // there is a survivor after all.
-func explore(ctx context.Context, j *trial.Judge, t *task.Task, params map[string]any, m *Mutation, work string, opts Options) error {
+func explore(ctx context.Context, j *trial.Runner, t *task.Task, params map[string]any, m *Mutation, work string, opts Options) error {
 	var equiv []int
 	for i, r := range m.Mutants {
 		if r.Status == Equivalent {

@@ -103,7 +103,7 @@ type solutionCheck struct {
 // judgeSolution judges a page that must pass: every assertion, ReferenceRuns
 // times, with identical verdicts and state hashes. It stops at the first
 // run that does not pass.
-func judgeSolution(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any,
+func judgeSolution(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any,
 	name, page, dir string, fingerprint bool) solutionCheck {
 	out := solutionCheck{ok: true, stable: true, problems: []string{}}
 	for i := 0; i < ReferenceRuns; i++ {
@@ -188,7 +188,7 @@ type Options struct {
 }
 
 // Check runs every check of t. work is a scratch folder for artifacts.
-func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts Options) (*Report, error) {
+func Check(ctx context.Context, j *trial.Runner, t *task.Task, work string, opts Options) (*Report, error) {
 	rep := &Report{Task: t.ID, Lint: []string{}, ReferenceMsgs: []string{}, Stable: true, Alternates: []AlternateResult{},
 		Requirements: []RequirementCoverage{}}
 	if j.Browser != nil {
@@ -237,7 +237,7 @@ func Check(ctx context.Context, j *trial.Judge, t *task.Task, work string, opts 
 
 // judgeAlternatesAndFixtures judges t's alternate solutions and fixtures
 // into rep. stop reports a problem found by lint that ends the check.
-func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Judge, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report) (stop bool, err error) {
+func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report) (stop bool, err error) {
 	alts, err := t.Alternates()
 	if err != nil {
 		rep.Lint = append(rep.Lint, err.Error())

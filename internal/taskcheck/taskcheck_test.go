@@ -16,7 +16,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
-var judge *trial.Judge
+var judge *trial.Runner
 
 func TestMain(m *testing.M) {
 	code := func() int {
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		defer b.Close()
-		judge = &trial.Judge{Browser: b, Resolver: res, SkipDraw: true}
+		judge = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
 		return m.Run()
 	}()
 	os.Exit(code)

@@ -4,16 +4,13 @@
 package trial
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -31,8 +28,9 @@ import (
 // harness's access to it).
 const CrashRuntimeError = result.CrashRuntimeError
 
-// Judge runs trials with one browser and one resolver.
-type Judge struct {
+// Runner runs trials with one browser and one resolver: the load check,
+// then each of the trial's judges.
+type Runner struct {
 	Browser  *browser.Browser
 	Resolver *resolve.Resolver
 	Logger   *slog.Logger
@@ -68,7 +66,7 @@ const OverloadPerCore = 1.5
 // is an infrastructure error (result.OutcomeInfra) and is not scored. On a
 // machine that is not overloaded a missed deadline is the page's: a
 // timeout, at once.
-func (j *Judge) Run(ctx context.Context, in Input) (*result.Trial, error) {
+func (j *Runner) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	retries := j.Retries
 	if retries == 0 {
 		retries = DefaultRetries
@@ -146,6 +144,10 @@ type Input struct {
 	// StopAtFirstFailure ends the contract at the first assertion that
 	// does not pass (mutation testing: one failure kills a mutant).
 	StopAtFirstFailure bool
+	// Judges judge the page after the load check, in order; nil means the
+	// contract alone (a ContractJudge with Fingerprint and
+	// StopAtFirstFailure).
+	Judges []Judge
 	// SkipInspect skips the load check (outcome classification and
 	// screenshot) and goes straight to the contract, where a page that
 	// fails to load fails its first probe. For mutation testing, where
@@ -157,18 +159,31 @@ type Input struct {
 // every state the contract read (contract.Observation).
 const TraceFile = "trace.jsonl"
 
+// ScreenshotFile is the trial artifact that shows the page after the load check.
+const ScreenshotFile = "screenshot.png"
+
+// judges are the trial's judges: Judges when set, else the contract.
+func (in Input) judges() []Judge {
+	if len(in.Judges) > 0 {
+		return in.Judges
+	}
+	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure}}
+}
+
 // InspectFrames is how many frames the load check steps before the contract runs.
 const InspectFrames = 30
 
-// attempt judges one trial once with the given deadline per call.
-func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*result.Trial, error) {
+// attempt judges one trial once with the given deadline per call: the
+// load check, then each judge in order.
+func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (*result.Trial, error) {
 	start := time.Now()
 	t := in.Task
 	tr := &result.Trial{Key: in.Key, Task: t.ID, Category: t.Category, Subdomain: t.Subdomain, Difficulty: t.Difficulty,
 		Variant: in.Variant, VariantOf: t.VariantOf, Model: in.Model, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
 		Outcome: result.OutcomeOK}
-	if err := os.MkdirAll(in.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the trial folder: %w", err)
+	art, err := NewArtifacts(in.Dir)
+	if err != nil {
+		return nil, err
 	}
 	logger := j.Logger
 	if logger == nil {
@@ -184,12 +199,8 @@ func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*
 			return nil, fmt.Errorf("inspecting %s: %w", in.Page, err)
 		}
 		rep = r
-		if rep.Screenshot != "" {
-			shot := filepath.Join(in.Dir, "screenshot.png")
-			if err := os.Rename(rep.Screenshot, shot); err == nil {
-				tr.Screenshot = shot
-				tr.Artifacts = append(tr.Artifacts, "screenshot.png")
-			}
+		if rep.Screenshot != "" && art.Adopt(ScreenshotFile, rep.Screenshot) == nil {
+			tr.Screenshot = art.Path(ScreenshotFile)
 		}
 	}
 
@@ -201,7 +212,7 @@ func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*
 		crash := fmt.Errorf("not run: the page crashed at load (%s)", rep.Crash.Kind)
 		open = func(context.Context, float64) (contract.Page, error) { return nil, crash }
 	} else {
-		// One tab serves every probe of the trial: each probe restarts it
+		// One tab serves every probe of every judge: each page restarts it
 		// with a fresh document, clock and storage.
 		defer func() {
 			if reused != nil {
@@ -240,63 +251,57 @@ func (j *Judge) attempt(ctx context.Context, in Input, timeout time.Duration) (*
 			return &page{s: s, fps: fps}, nil
 		}
 	}
-	res, err := contract.Run(ctx, in.Contract, open, in.Params, contract.Options{
-		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(),
-		Record: true, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("running the contract of %s: %w", t.ID, err)
-	}
-	hash, err := writeTrace(filepath.Join(in.Dir, TraceFile), res.Observations)
-	if err != nil {
-		return nil, err
-	}
-	tr.StateHash = hash
-	tr.Artifacts = append(tr.Artifacts, TraceFile)
-	if res.Failure != nil && tr.Outcome == result.OutcomeOK {
-		tr.Outcome, tr.CrashMessage = result.OutcomeCrash, res.Failure.Error()
-		switch {
-		case errors.Is(res.Failure.Err, session.ErrUnresponsive):
-			tr.CrashKind = inspect.CrashTimeout
-		case errors.Is(res.Failure.Err, session.ErrCrashed):
-			tr.CrashKind = inspect.CrashPageCrashed
-			if reused != nil {
-				var msg string
-				tr.CrashCause, msg = reused.CrashCause()
-				tr.CrashMessage += ": " + msg
+	env := &Env{Task: t, Params: in.Params, Open: open, Artifacts: art}
+	var verdicts []*Verdict
+	for _, jd := range in.judges() {
+		v, err := jd.Judge(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		verdicts = append(verdicts, v)
+		if f := v.Failure; f != nil && tr.Outcome == result.OutcomeOK {
+			tr.Outcome, tr.CrashMessage = result.OutcomeCrash, f.Error()
+			switch {
+			case errors.Is(f.Err, session.ErrUnresponsive):
+				tr.CrashKind = inspect.CrashTimeout
+			case errors.Is(f.Err, session.ErrCrashed):
+				tr.CrashKind = inspect.CrashPageCrashed
+				if reused != nil {
+					var msg string
+					tr.CrashCause, msg = reused.CrashCause()
+					tr.CrashMessage += ": " + msg
+				}
+			default:
+				tr.CrashKind = CrashRuntimeError
 			}
-		default:
-			tr.CrashKind = CrashRuntimeError
 		}
 	}
-	crashed := tr.Outcome == result.OutcomeCrash
-	sc := contract.Coverage(res.Verdicts, crashed)
-	tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov = sc.Pass, sc.V, sc.A, sc.S, sc.T
-	tr.Attribution = contract.Attribute(res.Verdicts, crashed)
-	for _, v := range res.Verdicts {
-		tr.Assertions = append(tr.Assertions, result.Assertion{Probe: v.Probe, Level: v.Level, Status: string(v.Status), Message: v.Message, Expr: v.Expr})
-	}
+	score(tr, verdicts)
+	tr.Artifacts = art.Names()
 	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return tr, nil
 }
 
-// writeTrace writes the observations as JSON lines to file (atomically)
-// and returns the SHA-256 of the written bytes.
-func writeTrace(file string, obs []contract.Observation) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, o := range obs {
-		if err := enc.Encode(o); err != nil {
-			return "", fmt.Errorf("encoding %s: %w", TraceFile, err)
-		}
+// score puts the judges' verdicts into the trial. The first judge is the
+// trial's primary one: its coverages, attribution and state hash are the
+// trial's. The trial passes when every judge passes; the assertions are
+// all the judges', in order; with more than one judge the state hash
+// digests every judge's hash.
+func score(tr *result.Trial, verdicts []*Verdict) {
+	tr.Assertions = nil
+	if len(verdicts) == 0 {
+		return
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return "", fmt.Errorf("writing %s: %w", TraceFile, err)
+	first := verdicts[0]
+	tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov = first.Pass, first.VCov, first.ACov, first.SCov, first.TCov
+	tr.Attribution, tr.StateHash = first.Attribution, first.StateHash
+	h := sha256.New()
+	for _, v := range verdicts {
+		tr.Pass = tr.Pass && v.Pass
+		tr.Assertions = append(tr.Assertions, v.Assertions...)
+		fmt.Fprintf(h, "%s\n", v.StateHash)
 	}
-	if err := os.Rename(tmp, file); err != nil {
-		return "", fmt.Errorf("writing %s: %w", TraceFile, err)
+	if len(verdicts) > 1 {
+		tr.StateHash = hex.EncodeToString(h.Sum(nil))
 	}
-	return hex.EncodeToString(sum[:]), nil
 }

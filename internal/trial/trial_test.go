@@ -82,7 +82,7 @@ func TestMissedDeadlines(t *testing.T) {
 	tk, c, page := hangingTask(t)
 	in := Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c"}
 
-	quiet := &Judge{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	quiet := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
 	in.Dir = t.TempDir()
 	tr, err := quiet.Run(context.Background(), in)
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestMissedDeadlines(t *testing.T) {
 	require.True(t, tr.InRerun("crash"), "--rerun crash takes in timeouts")
 
 	loads := 0
-	busy := &Judge{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
+	busy := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
 		Load: func() float64 { loads++; return 13 }}
 	in.Dir = t.TempDir()
 	tr, err = busy.Run(context.Background(), in)

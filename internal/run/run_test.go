@@ -1,0 +1,228 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// starterTasks loads two small starter tasks into a copy the test may
+// change.
+func starterTasks(t *testing.T) []*task.Task {
+	t.Helper()
+	root := t.TempDir()
+	var out []*task.Task
+	for _, id := range []string{"simulation/bouncing-ball", "application/counter-panel"} {
+		src := filepath.Join("..", "..", "suites", "starter", filepath.FromSlash(id))
+		dst := filepath.Join(root, filepath.FromSlash(id))
+		require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+		tk, err := task.Load(dst)
+		require.NoError(t, err)
+		out = append(out, tk)
+	}
+	return out
+}
+
+// A planned trial is plain data: it survives JSON, its paths are relative
+// to the run folder, and a loader on the other side gets back the same
+// task and page — or refuses them when they changed since planning.
+func TestSpecIsPlainDataThatResolvesBack(t *testing.T) {
+	tasks := starterTasks(t)
+	models := t.TempDir()
+	page := filepath.Join(models, "simulation", "bouncing-ball", "index.html")
+	require.NoError(t, os.MkdirAll(filepath.Dir(page), 0o755))
+	require.NoError(t, os.WriteFile(page, []byte("<!doctype html><canvas></canvas>"), 0o644))
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}, {Model: "m", Dir: models}}, 1)
+	require.NoError(t, err)
+	require.Len(t, plan, 4, "2 tasks × (oracle + model); the model has a page for one task only")
+
+	runDir := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, os.MkdirAll(runDir, 0o755))
+	loader := &trial.Loader{RunDir: runDir}
+	for _, p := range plan {
+		s, err := p.Spec(runDir)
+		require.NoError(t, err)
+		b, err := json.Marshal(s)
+		require.NoError(t, err)
+		var back trial.Spec
+		require.NoError(t, json.Unmarshal(b, &back))
+		require.Equal(t, s, back, "a spec round-trips through JSON")
+		require.False(t, filepath.IsAbs(s.TaskDir), s.TaskDir)
+		require.True(t, strings.HasPrefix(s.Dir, "trials/"), s.Dir)
+		if p.Page == "" {
+			require.Empty(t, s.Page)
+			continue
+		}
+		require.False(t, filepath.IsAbs(s.Page), s.Page)
+		in, err := loader.Input(back)
+		require.NoError(t, err)
+		require.Equal(t, p.Task.ID, in.Task.ID)
+		require.Equal(t, p.Params, in.Params)
+		abs, _ := filepath.Abs(p.Page)
+		require.Equal(t, abs, in.Page)
+	}
+
+	// A candidate edited after planning is refused, not judged.
+	for _, p := range plan {
+		if p.Model == "m" && p.Page != "" {
+			require.NoError(t, os.WriteFile(page, []byte("<!doctype html><p>changed</p>"), 0o644))
+			s, err := p.Spec(runDir)
+			require.NoError(t, err)
+			_, err = (&trial.Loader{RunDir: runDir}).Input(s)
+			require.ErrorContains(t, err, "changed since the run was planned")
+		}
+	}
+	// So is a task folder.
+	s, err := plan[0].Spec(runDir)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(plan[0].Task.Dir, "brief.md"), []byte("# another brief\n"), 0o644))
+	_, err = (&trial.Loader{RunDir: runDir}).Input(s)
+	require.ErrorContains(t, err, "task "+plan[0].Task.ID+" changed since the run was planned")
+}
+
+// stubExecutor stands in for the browser: it writes a result.json per
+// spec the way an executor must, and can fail at one spec.
+type stubExecutor struct {
+	mu     sync.Mutex
+	judged []string
+	failAt string
+	// after, when set, is called after each finished trial.
+	after func()
+}
+
+var errStub = errors.New("the browser went away")
+
+func (e *stubExecutor) Execute(ctx context.Context, runDir string, specs []trial.Spec, done func(trial.Spec, *result.Trial) error) error {
+	for _, s := range specs {
+		if s.Candidate == e.failAt {
+			// Half a trial: its folder exists, its result does not.
+			if err := os.MkdirAll(filepath.Join(runDir, s.Dir), 0o755); err != nil {
+				return err
+			}
+			return errStub
+		}
+		t := &result.Trial{Key: s.Key, Task: s.Task, Model: s.Model, Candidate: s.Candidate, Sample: s.Sample,
+			Outcome: result.OutcomeOK, Pass: true, VCov: 1, Assertions: []result.Assertion{}}
+		if err := os.MkdirAll(filepath.Join(runDir, s.Dir), 0o755); err != nil {
+			return err
+		}
+		if err := trial.WriteJSONAtomic(filepath.Join(runDir, s.Dir, trial.ResultFile), t); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		e.judged = append(e.judged, s.Task+"/"+s.Candidate)
+		e.mu.Unlock()
+		if err := done(s, t); err != nil {
+			return err
+		}
+		if e.after != nil {
+			e.after()
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Execute keeps every finished trial across a failure and resumes with
+// only what is left; an unfinished trial's folder is started again; a run
+// folder made with another configuration is refused.
+func TestExecuteResumesThroughItsExecutor(t *testing.T) {
+	tasks := starterTasks(t)
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}, 1)
+	require.NoError(t, err)
+	require.Greater(t, len(plan), 4)
+	out := filepath.Join(t.TempDir(), "run")
+	cfg := Config{Suite: "starter", Tasks: []string{tasks[0].ID, tasks[1].ID}, Sources: []Source{{Model: "oracle", Oracle: true}}, Repeat: 1}
+	failAt := plan[3].Candidate
+
+	first := &stubExecutor{failAt: failAt}
+	sum, err := Execute(context.Background(), Options{Out: out, Config: cfg, Plan: plan, Executor: first})
+	require.ErrorIs(t, err, errStub)
+	require.Equal(t, 3, sum.Ran, "the three trials before the failure finished")
+	require.DirExists(t, filepath.Join(out, "trials", plan[3].Dir()), "the failed trial left a folder without a result")
+
+	var progress bytes.Buffer
+	second := &stubExecutor{}
+	sum, err = Execute(context.Background(), Options{Out: out, Config: cfg, Plan: plan, Executor: second, Progress: &progress})
+	require.NoError(t, err)
+	require.Equal(t, 3, sum.Kept)
+	require.Equal(t, len(plan)-3, sum.Ran)
+	require.Len(t, second.judged, len(plan)-3, "only what was left is judged again")
+	require.Contains(t, progress.String(), "resuming: 3 finished trials kept")
+	require.Len(t, sum.Trials, len(plan))
+
+	db, err := store.OpenSQLite(context.Background(), filepath.Join(out, "results.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	stored, err := db.Trials(context.Background())
+	require.NoError(t, err)
+	require.Len(t, stored, len(plan), "every trial is in the database once")
+
+	other := cfg
+	other.Repeat = 2
+	_, err = Execute(context.Background(), Options{Out: out, Config: other, Plan: plan, Executor: &stubExecutor{}})
+	require.ErrorIs(t, err, ErrConfigChanged)
+}
+
+// An interrupted run says so and how to resume.
+func TestExecuteInterrupted(t *testing.T) {
+	tasks := starterTasks(t)
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}}, 1)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := Execute(ctx, Options{Out: filepath.Join(t.TempDir(), "run"), Config: Config{Repeat: 1}, Plan: plan, Executor: &stubExecutor{after: cancel}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "run the same command to resume")
+	require.Equal(t, 1, sum.Ran, "the trial that finished is kept")
+}
+
+// Without a runner the local executor has nothing to judge with.
+func TestLocalNeedsAJudge(t *testing.T) {
+	err := (&Local{}).Execute(context.Background(), t.TempDir(), []trial.Spec{{Key: "k"}}, nil)
+	require.ErrorContains(t, err, "no runner")
+}
+
+// The local executor judges in the real browser: the reference passes, a
+// task the model wrote no page for is a no_candidate crash that scores
+// zero, and each trial's folder holds its result.json.
+func TestLocalJudgesInTheBrowser(t *testing.T) {
+	b, res, err := testenv.Start(2)
+	require.NoError(t, err)
+	defer b.Close()
+	tasks := starterTasks(t)[1:] // counter-panel
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}, {Model: "absent", Dir: t.TempDir()}}, 1)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "run")
+	sum, err := Execute(context.Background(), Options{Out: out, Config: Config{Repeat: 1}, Plan: plan,
+		Runner: &trial.Runner{Browser: b, Resolver: res}, Jobs: 2})
+	require.NoError(t, err)
+	require.Len(t, sum.Trials, 2)
+	byModel := map[string]*result.Trial{}
+	for _, tr := range sum.Trials {
+		byModel[tr.Model] = tr
+		require.FileExists(t, filepath.Join(out, "trials", strings.ReplaceAll(tr.Task, "/", "_")+"__"+tr.Model+"__"+tr.Candidate+"__s0", trial.ResultFile))
+	}
+	require.Equal(t, result.OutcomeOK, byModel["oracle"].Outcome)
+	require.True(t, byModel["oracle"].Pass, "%+v", byModel["oracle"].Assertions)
+	require.NotEmpty(t, byModel["oracle"].StateHash)
+	require.Equal(t, result.OutcomeCrash, byModel["absent"].Outcome)
+	require.Equal(t, result.CrashNoCandidate, byModel["absent"].CrashKind)
+	require.False(t, byModel["absent"].Pass)
+}
