@@ -41,6 +41,11 @@ type Options struct {
 	Suite string
 	// OnlySuite skips everything but the suite comparison.
 	OnlySuite bool
+	// ProbePages are measured for ProbeCost with ProbeRestarts restarts each.
+	ProbePages    []string
+	ProbeRestarts int
+	// OnlyProbes skips everything but the probe costs.
+	OnlyProbes bool
 	Progress  func(msg string)
 	Logger    *slog.Logger
 }
@@ -54,6 +59,8 @@ type Results struct {
 	Clock      ClockCompare  `json:"clock"`
 	Worlds     []WorldResult `json:"worlds"`
 	Suite      *SuiteResult  `json:"suite,omitempty"`
+	// Probes is where one probe's page time goes, page by page.
+	Probes []ProbeCost `json:"probes,omitempty"`
 }
 
 // Throughput is pages inspected per minute.
@@ -119,6 +126,17 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: %w", o.Suite, err)
 		}
+		return res, nil
+	}
+	for _, p := range o.ProbePages {
+		o.Progress("probe cost " + p)
+		pc, err := probeCost(ctx, b, o.Resolver, p, max(1, o.ProbeRestarts))
+		if err != nil {
+			return nil, fmt.Errorf("probe cost: %w", err)
+		}
+		res.Probes = append(res.Probes, pc)
+	}
+	if o.OnlyProbes {
 		return res, nil
 	}
 	o.Progress("throughput")

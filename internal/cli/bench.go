@@ -28,6 +28,9 @@ type BenchOptions struct {
 	Suite       string
 	OnlySuite   bool
 	NoWorlds    bool
+	Probes      []string
+	Restarts    int
+	OnlyProbes  bool
 }
 
 // NewCmdBench builds 'worldprobe bench'.
@@ -44,10 +47,15 @@ func NewCmdBench(io IO) *cobra.Command {
     drawing the same frames as fast as it can;
   - for each world in --corpus: load time, JavaScript time per frame, drawing
     time of the observed frame, with and without draw skipping, and whether
-    skipping kept the state hash.
+    skipping kept the state hash;
+  - per-probe cost of --probes pages (default the small scene and two starter
+    references): a new session, a restart in the same tab, the first frame
+    after it (WebGL programs compiled) and one more frame, medians over
+    --restarts restarts.
 Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 		Example: `  worldprobe bench
-  worldprobe bench --corpus ../shared/corpus/worldbench/worlds --out bench.json`,
+  worldprobe bench --corpus ../shared/corpus/worldbench/worlds --out bench.json
+  worldprobe bench --only-probes --restarts 9`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runBench(cmd.Context(), io, o) },
 	}
@@ -61,14 +69,17 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.StringVar(&o.Suite, "suite", "", "also judge this suite's references and fixtures on the virtual and on the real clock")
 	f.BoolVar(&o.OnlySuite, "only-suite", false, "measure only the --suite comparison")
 	f.BoolVar(&o.NoWorlds, "no-worlds", false, "skip the corpus worlds")
+	f.StringSliceVar(&o.Probes, "probes", nil, "pages whose per-probe cost is measured (default the small scene and two starter references)")
+	f.IntVar(&o.Restarts, "restarts", 5, "restarts per --probes page (the median is reported)")
+	f.BoolVar(&o.OnlyProbes, "only-probes", false, "measure only the per-probe cost")
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.Out, "out", "", "also write the JSON results to this file")
 	return cmd
 }
 
 func runBench(ctx context.Context, io IO, o *BenchOptions) error {
-	if o.Frames < 1 || o.Rounds < 1 || o.WorldFrames < 1 {
-		return usageErr("--frames, --rounds and --world-frames must be at least 1")
+	if o.Frames < 1 || o.Rounds < 1 || o.WorldFrames < 1 || o.Restarts < 1 {
+		return usageErr("--frames, --rounds, --world-frames and --restarts must be at least 1")
 	}
 	w, h, err := o.size()
 	if err != nil {
@@ -88,8 +99,18 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 			corpus = filepath.Join("..", "shared", "corpus", "worldbench", "worlds")
 		}
 	}
+	probes := o.Probes
+	if len(probes) == 0 {
+		probes = []string{small}
+		for _, id := range []string{"simulation/bouncing-ball", "application/undo-editor"} {
+			p := filepath.Join("suites", "starter", filepath.FromSlash(id), "solution", "index.html")
+			if _, err := os.Stat(p); err == nil {
+				probes = append(probes, p)
+			}
+		}
+	}
 	var worlds []string
-	if corpus != "" && !o.NoWorlds {
+	if corpus != "" && !o.NoWorlds && !o.OnlyProbes {
 		worlds, _ = filepath.Glob(filepath.Join(corpus, "*", "world.html"))
 	}
 	nm, err := o.nodeModules(io)
@@ -104,6 +125,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	r, err := bench.Run(ctx, bench.Options{
 		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
 		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, OnlySuite: o.OnlySuite,
+		ProbePages: probes, ProbeRestarts: o.Restarts, OnlyProbes: o.OnlyProbes,
 		Progress: func(msg string) {
 			fmt.Fprintf(io.ErrOut, "bench [%5.1fs] %s\n", time.Since(start).Seconds(), msg)
 		},
@@ -128,6 +150,14 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 
 func printBench(w io.Writer, r *bench.Results) {
 	fmt.Fprintf(w, "worldprobe bench — %s, %s, %d CPUs\n\n", r.Date, r.Chromium, r.CPUs)
+	if len(r.Probes) > 0 {
+		fmt.Fprintf(w, "Per-probe cost (median of restarts in one tab; ms):\n")
+		fmt.Fprintf(w, "  %-52s %8s %8s %8s %8s %10s\n", "page", "open", "restart", "1st frame", "frame", "per probe")
+		for _, p := range r.Probes {
+			fmt.Fprintf(w, "  %-52s %8.0f %8.0f %8.0f %8.1f %10.0f\n", abbreviate(p.Page, 52), p.OpenMs, p.RestartMs, p.FirstFrameMs, p.FrameMs, p.PerProbeMs)
+		}
+		fmt.Fprintln(w)
+	}
 	if t, c := r.Throughput, r.Clock; t.Inspections > 0 {
 		fmt.Fprintf(w, "Throughput: %d inspections (60 frames each) with --jobs %d in %.1f s = %.1f pages/minute\n\n",
 			t.Inspections, t.Jobs, t.WallMs/1000, t.PagesPerMin)
