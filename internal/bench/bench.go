@@ -46,8 +46,8 @@ type Options struct {
 	ProbeRestarts int
 	// OnlyProbes skips everything but the probe costs.
 	OnlyProbes bool
-	Progress  func(msg string)
-	Logger    *slog.Logger
+	Progress   func(msg string)
+	Logger     *slog.Logger
 }
 
 // Results is what a run measured. Times are wall-clock milliseconds.

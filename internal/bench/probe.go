@@ -42,12 +42,12 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 	start := time.Now()
 	s, err := session.Open(ctx, b, res, page, cfg)
 	if err != nil {
-		if s != nil {
-			s.Close()
-		}
 		return pc, fmt.Errorf("opening %s: %w", page, err)
 	}
 	defer s.Close()
+	if err := s.LoadErr(); err != nil {
+		return pc, fmt.Errorf("opening %s: %w", page, err)
+	}
 	pc.OpenMs = ms(time.Since(start))
 	if !s.Loaded() {
 		return pc, fmt.Errorf("%s did not load", page)

@@ -56,7 +56,7 @@ type Options struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Options {
-	return Options{Frames: 60, FPS: 60, Seed: 1, Timeout: 30 * time.Second, GPUTime: 60 * time.Second,
+	return Options{Frames: 60, FPS: 60, Seed: 1, Timeout: session.DefaultCallTimeout, GPUTime: session.DefaultGPUTimeout,
 		SkipDraw: true, Width: 1280, Height: 800}
 }
 
@@ -138,11 +138,41 @@ type Inspector struct {
 // Inspect runs one page. The error is for infrastructure failures only; a
 // broken page gives a report with outcome "crash".
 func (in *Inspector) Inspect(ctx context.Context, path string) (*Report, error) {
+	rep, s, err := in.inspect(ctx, path, false)
+	if s != nil {
+		s.Close()
+	}
+	return rep, err
+}
+
+// InspectKeep is Inspect that, when the outcome is ok, hands over the live
+// session instead of closing it, for the caller to Restart and go on in
+// the same tab (a trial's probes); the caller closes it. A page that did
+// not end ok has no session.
+func (in *Inspector) InspectKeep(ctx context.Context, path string) (*Report, *session.Session, error) {
+	return in.inspect(ctx, path, true)
+}
+
+// inspect runs one page; with keep, an ok page's session is returned open.
+func (in *Inspector) inspect(ctx context.Context, path string, keep bool) (rep *Report, kept *session.Session, err error) {
+	rep, err = in.run(ctx, path, func(s *session.Session, r *Report) {
+		if keep && r != nil && r.Outcome == OutcomeOK {
+			kept = s
+			return
+		}
+		s.Close()
+	})
+	return rep, kept, err
+}
+
+// run inspects one page; done receives the session, if one was opened,
+// with the final report, and closes or keeps it.
+func (in *Inspector) run(ctx context.Context, path string, done func(*session.Session, *Report)) (rep *Report, err error) {
 	o := in.Options
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	rep := &Report{Page: path, Seed: o.Seed, FPS: o.FPS, Outcome: OutcomeOK}
+	rep = &Report{Page: path, Seed: o.Seed, FPS: o.FPS, Outcome: OutcomeOK}
 	if in.Browser != nil {
 		sb := in.Browser.Sandbox()
 		rep.Sandbox = &sb
@@ -157,14 +187,20 @@ func (in *Inspector) Inspect(ctx context.Context, path string) (*Report, error) 
 		CallTimeout: o.Timeout, GPUTimeout: o.GPUTime,
 	})
 	rep.Timing.LoadMs = ms(time.Since(t0))
-	if s == nil {
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
-	defer s.Close()
-	if err != nil {
+	defer func() {
+		if err != nil {
+			done(s, nil)
+			return
+		}
+		done(s, rep)
+	}()
+	if err := s.LoadErr(); err != nil {
 		in.finishBroken(ctx, s, rep, err)
 		return rep, nil
 	}

@@ -68,6 +68,15 @@ type Config struct {
 	RealTime bool
 }
 
+// The default deadlines, which inspect, trials and benchmarks share.
+const (
+	// DefaultCallTimeout is how long a page may keep control in one call.
+	DefaultCallTimeout = 30 * time.Second
+	// DefaultGPUTimeout is the extra allowance for drawing and presenting
+	// one frame (the GPU process is shared and may be busy).
+	DefaultGPUTimeout = 60 * time.Second
+)
+
 func (c *Config) defaults() {
 	if c.FPS <= 0 {
 		c.FPS = 60
@@ -82,10 +91,10 @@ func (c *Config) defaults() {
 		c.Logger = slog.Default()
 	}
 	if c.CallTimeout <= 0 {
-		c.CallTimeout = 30 * time.Second
+		c.CallTimeout = DefaultCallTimeout
 	}
 	if c.GPUTimeout <= 0 {
-		c.GPUTimeout = 60 * time.Second
+		c.GPUTimeout = DefaultGPUTimeout
 	}
 }
 
@@ -126,12 +135,16 @@ type Session struct {
 	pace time.Duration
 	// waits counts the network waits Step made (for tests).
 	waits int
+	// loadErr is how the page failed while Open loaded it.
+	loadErr error
 }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is
-// served at Origin. A page that fails to load is not an error: Open returns
-// the session and the failure is in Log() and Loaded(). Errors are for
-// infrastructure problems only.
+// served at Origin. The error is for infrastructure problems only, and then
+// there is no session. A page that fails to load is not an error: Open
+// returns its session, and the failure is in LoadErr (the page hung or
+// crashed while loading: ErrUnresponsive, ErrCrashed), or in Loaded and
+// Log (the document itself failed or answered an HTTP error).
 func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path string, cfg Config) (*Session, error) {
 	cfg.defaults()
 	abs, err := filepath.Abs(path)
@@ -174,13 +187,19 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 	cfg.Logger.Debug("page opened", "page", path, "tab", t1.Sub(t0), "prepare", t2.Sub(t1), "navigate", time.Since(t2))
 	if err != nil {
 		if errors.Is(err, ErrUnresponsive) || errors.Is(err, ErrCrashed) {
-			return s, err
+			s.loadErr = err
+			return s, nil
 		}
 		p.Close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// LoadErr is how the page failed while Open loaded it — it stopped
+// responding (ErrUnresponsive) or its renderer crashed (ErrCrashed) — or
+// nil. A later Restart or Reload does not change it.
+func (s *Session) LoadErr() error { return s.loadErr }
 
 // prepare sets up emulation, interception and the injected runtime.
 func (s *Session) prepare(ctx context.Context) error {

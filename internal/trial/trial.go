@@ -190,11 +190,21 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		logger = slog.Default()
 	}
 	rep := &inspect.Report{Outcome: inspect.OutcomeOK}
+	var loadTab *session.Session
 	if !in.SkipInspect {
-		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: 60 * time.Second,
+		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: session.DefaultGPUTimeout,
 			SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger}
 		insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
-		r, err := insp.Inspect(ctx, in.Page)
+		var r *inspect.Report
+		var err error
+		if j.RealTime {
+			r, err = insp.Inspect(ctx, in.Page)
+		} else {
+			// The load check's tab serves the probes too: the first
+			// restarts it, as every later one does, instead of opening
+			// another tab and loading the page once more.
+			r, loadTab, err = insp.InspectKeep(ctx, in.Page)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("inspecting %s: %w", in.Page, err)
 		}
@@ -205,7 +215,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	}
 
 	var open contract.Opener
-	var reused *session.Session
+	reused := loadTab
 	if rep.Outcome != inspect.OutcomeOK {
 		tr.Outcome, tr.CrashKind, tr.CrashMessage = result.OutcomeCrash, rep.Crash.Kind, rep.Crash.Message
 		tr.CrashCause = rep.Crash.Cause
@@ -233,13 +243,13 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
 				CallTimeout: timeout, Logger: logger, RealTime: j.RealTime,
 			})
-			if s == nil {
+			if err != nil {
 				if ctx.Err() != nil {
 					return nil, contract.Infra(ctx.Err())
 				}
 				return nil, contract.Infra(err)
 			}
-			if err != nil {
+			if err := s.LoadErr(); err != nil {
 				s.Close()
 				return nil, mapErr(err)
 			}

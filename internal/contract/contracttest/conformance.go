@@ -13,6 +13,7 @@ package contracttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -54,6 +55,15 @@ func ballY(t *testing.T, st map[string]any) float64 {
 	t.Helper()
 	pos := st["ball"].(map[string]any)["position"].([]any)
 	return pos[1].(float64)
+}
+
+// notFound fails the test unless err wraps target.ErrNotFound; what (a
+// format with args) names the call.
+func notFound(t *testing.T, err error, what string, args ...any) {
+	t.Helper()
+	if !errors.Is(err, target.ErrNotFound) {
+		t.Fatalf("%s: want target.ErrNotFound, got %v", fmt.Sprintf(what, args...), err)
+	}
 }
 
 // fallen is the ball's height after frames unpaused frames at fps.
@@ -151,7 +161,7 @@ func testTargets(t *testing.T, open Opener) {
 		{At: []float64{10, world.Height}}, // just below it
 	} {
 		err := ptr.Click(ctx, bad, 1)
-		require.Truef(t, errors.Is(err, target.ErrNotFound), "click %s: want target.ErrNotFound, got %v", bad, err)
+		notFound(t, err, "click %s", bad)
 	}
 	for _, good := range []target.Target{
 		{Object: "ball"},
@@ -182,7 +192,7 @@ func testKeyboard(t *testing.T, open Opener) {
 	require.Equal(t, false, state(t, p)["paused"], "its keyup does nothing")
 	require.Equal(t, 5, p.Frame(), "down and up step no frame")
 	err := kb.Key(ctx, "press", "NoSuchKey", nil, 1)
-	require.Truef(t, errors.Is(err, target.ErrNotFound), "an unknown key name: want target.ErrNotFound, got %v", err)
+	notFound(t, err, "an unknown key name")
 
 	require.NoError(t, p.Step(ctx, 1))
 	require.NoError(t, kb.Type(ctx, "#name", "hello"))
@@ -192,7 +202,7 @@ func testKeyboard(t *testing.T, open Opener) {
 		require.Equal(t, "hello", d["value"])
 	}
 	err = kb.Type(ctx, "#missing", "x")
-	require.Truef(t, errors.Is(err, target.ErrNotFound), "typing into a missing element: want target.ErrNotFound, got %v", err)
+	notFound(t, err, "typing into a missing element")
 }
 
 func testInspector(t *testing.T, open Opener) {
@@ -223,7 +233,7 @@ func testInspector(t *testing.T, open Opener) {
 	require.Equal(t, false, h["visible"])
 	require.Equal(t, false, h["on_screen"])
 	_, err = in.Object(ctx, "nothing")
-	require.Truef(t, errors.Is(err, target.ErrNotFound), "a missing object: want target.ErrNotFound, got %v", err)
+	notFound(t, err, "a missing object")
 
 	d, err := in.DOM(ctx, "#pause")
 	require.NoError(t, err)
@@ -265,7 +275,7 @@ func testCanvas(t *testing.T, open Opener) {
 
 	for _, off := range [][2]float64{{-1, 0}, {world.Width, 0}, {0, world.Height}} {
 		_, err := c.Pixel(ctx, off[0], off[1])
-		require.Truef(t, errors.Is(err, target.ErrNotFound), "pixel %v: want target.ErrNotFound, got %v", off, err)
+		notFound(t, err, "pixel %v", off)
 	}
 	m, err := c.Region(ctx, 0, 0, 20, 20)
 	require.NoError(t, err)
@@ -273,7 +283,7 @@ func testCanvas(t *testing.T, open Opener) {
 		require.InDelta(t, world.Background[i], m[k].(float64), 1, "background region %s", k)
 	}
 	_, err = c.Region(ctx, world.Width-10, 0, 20, 20)
-	require.Truef(t, errors.Is(err, target.ErrNotFound), "a region past the edge: want target.ErrNotFound, got %v", err)
+	notFound(t, err, "a region past the edge")
 	if math.IsNaN(m["luma"].(float64)) {
 		t.Fatal("region luma is NaN")
 	}
