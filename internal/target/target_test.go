@@ -1,0 +1,38 @@
+package target
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestTargetKindAndString(t *testing.T) {
+	cases := []struct {
+		t    Target
+		kind Kind
+		text string
+	}{
+		{Target{Selector: "#start"}, KindSelector, `{selector: "#start"}`},
+		{Target{At: []float64{100, 0.1 + 0.2}}, KindAt, `{at: [100, 0.3]}`},
+		{Target{Object: "cube"}, KindObject, `{object: "cube"}`},
+		{Target{World: []float64{0, -1.5, 4.1000001}}, KindWorld, `{world: [0, -1.5, 4.1000001]}`},
+		{Target{}, "", `{}`},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.kind, c.t.Kind(), c.text)
+		require.Equal(t, c.text, c.t.String())
+		if c.kind != "" {
+			name, point := c.t.Selector+c.t.Object, c.t.At
+			if c.kind == KindWorld {
+				point = c.t.World
+			}
+			require.Equal(t, c.t, Set(c.kind, name, point), "Set builds the same target")
+		}
+	}
+	require.Equal(t, []Kind{KindSelector, KindAt, KindObject, KindWorld}, Kinds())
+	require.Equal(t, 2, KindAt.Dimensions())
+	require.Equal(t, 3, KindWorld.Dimensions())
+	require.Equal(t, 0, KindObject.Dimensions())
+	require.Equal(t, "[NaN, Infinity, -Infinity]", FormatPoint([]float64{math.NaN(), math.Inf(1), math.Inf(-1)}))
+}
