@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"github.com/worldprobe/worldprobe/internal/result"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
 )
 
