@@ -54,9 +54,11 @@ timeouts included —, timeout, fail, pass, all).
 Infrastructure is never scored against a page: a trial whose page misses a harness
 deadline while the machine is overloaded (load average above 1.5 per core) is judged
 again with the deadline doubled, up to twice; if it still misses it with the machine
-still overloaded, it is recorded as infra_error, left out of every score, and the
-run ends by saying how many — run the same command with --rerun infra on a quieter
-machine. The leaderboard says how many trials were retried and why.
+still overloaded and a blank page cannot run promptly either (the harness checks
+itself, so a page that loops forever and loads the machine itself is a timeout), it
+is recorded as infra_error, left out of every score, and the run ends by saying how
+many — run the same command with --rerun infra on a quieter machine. The leaderboard
+says how many trials were retried and why.
 
 ` + exitStatusHelp("every trial ran, whatever the scores", ""),
 		Example: `  worldprobe run suites/starter --oracle --fixtures

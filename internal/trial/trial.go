@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -46,6 +47,11 @@ type Runner struct {
 	// Load reports the machine's load: the 1-minute load average per core.
 	// nil reads /proc/loadavg.
 	Load func() float64
+	// Healthy reports whether the harness can run a page promptly right
+	// now, within the given time; nil probes the browser with a blank page
+	// (see Run). It is asked only when a page's last attempt missed its
+	// deadline under overload.
+	Healthy func(ctx context.Context, within time.Duration) bool
 }
 
 // DefaultRetries is how many times a trial that missed a deadline under
@@ -62,10 +68,14 @@ const OverloadPerCore = 1.5
 //
 // A page that misses a deadline (crash kind timeout) while the machine is
 // overloaded is judged again with the deadline doubled, up to Retries
-// times; when the last attempt still misses it under overload, the trial
-// is an infrastructure error (result.OutcomeInfra) and is not scored. On a
-// machine that is not overloaded a missed deadline is the page's: a
-// timeout, at once.
+// times. When the last attempt still misses it under overload, the
+// harness checks itself: a blank page must load and step within a
+// twentieth of the missed deadline (at least HealthWithin). If it does,
+// the machine could run pages and the timeout is the page's — a page that
+// loops forever loads the machine itself, and that load must not excuse
+// it. Only if the blank page is slow too is the trial an infrastructure
+// error (result.OutcomeInfra), not scored. On a machine that is not
+// overloaded a missed deadline is the page's: a timeout, at once.
 func (j *Runner) Run(ctx context.Context, in Input) (*result.Trial, error) {
 	retries := j.Retries
 	if retries == 0 {
@@ -93,6 +103,11 @@ func (j *Runner) Run(ctx context.Context, in Input) (*result.Trial, error) {
 		why := fmt.Sprintf("attempt %d missed its %s deadline with the machine overloaded (load %.1f per core): %s",
 			attempt+1, timeout, l, tr.CrashMessage)
 		if attempt >= retries {
+			within := max(HealthWithin, timeout/20)
+			if j.healthy(ctx, within) {
+				tr.CrashMessage += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the page's own timeout)", l, within)
+				return finish(tr, start, reasons), nil
+			}
 			tr.Outcome, tr.CrashKind = result.OutcomeInfra, ""
 			tr.CrashMessage = why + "; not scored (run again with --rerun infra on a quieter machine)"
 			tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov, tr.Attribution = false, 0, 0, 0, 0, "infra"
@@ -101,6 +116,44 @@ func (j *Runner) Run(ctx context.Context, in Input) (*result.Trial, error) {
 		reasons = append(reasons, why)
 		timeout *= 2
 	}
+}
+
+// HealthWithin is the least time the harness's health probe is given.
+const HealthWithin = 10 * time.Second
+
+// healthy asks j.Healthy, or probes the browser: a blank page must load
+// and step 10 frames within within.
+func (j *Runner) healthy(ctx context.Context, within time.Duration) bool {
+	if j.Healthy != nil {
+		return j.Healthy(ctx, within)
+	}
+	return ProbeHealth(ctx, j.Browser, j.Resolver, within)
+}
+
+// ProbeHealth reports whether a blank page loads and steps 10 frames in b
+// within the given time.
+func ProbeHealth(ctx context.Context, b *browser.Browser, res *resolve.Resolver, within time.Duration) bool {
+	dir, err := os.MkdirTemp("", "worldprobe-health-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	page := filepath.Join(dir, "index.html")
+	if err := os.WriteFile(page, []byte("<!doctype html><title>health</title><canvas></canvas><script>let n = 0; (function f() { n++; requestAnimationFrame(f); })();</script>"), 0o644); err != nil {
+		return false
+	}
+	hctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	s, err := session.Open(hctx, b, res, page, session.Config{Seed: 1, FPS: 60, SkipDraw: true, CallTimeout: within})
+	if err != nil {
+		return false
+	}
+	defer s.Close()
+	if s.LoadErr() != nil || !s.Loaded() {
+		return false
+	}
+	_, err = s.Step(hctx, 10, true)
+	return err == nil && hctx.Err() == nil
 }
 
 // finish stamps a trial with its retries and whole duration.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -94,7 +95,8 @@ func TestMissedDeadlines(t *testing.T) {
 
 	loads := 0
 	busy := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
-		Load: func() float64 { loads++; return 13 }}
+		Load:    func() float64 { loads++; return 13 },
+		Healthy: func(context.Context, time.Duration) bool { return false }}
 	in.Dir = t.TempDir()
 	tr, err = busy.Run(context.Background(), in)
 	require.NoError(t, err)
@@ -108,4 +110,27 @@ func TestMissedDeadlines(t *testing.T) {
 	require.Contains(t, tr.CrashMessage, "attempt 2 missed its 2s deadline")
 	require.Contains(t, tr.CrashMessage, "not scored (run again with --rerun infra")
 	require.Zero(t, tr.VCov)
+
+	// A page that loops forever loads the machine itself: when the harness
+	// can still run a blank page promptly, the timeout is the page's.
+	var asked time.Duration
+	selfLoaded := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
+		Load:    func() float64 { return 3 },
+		Healthy: func(_ context.Context, within time.Duration) bool { asked = within; return true }}
+	in.Dir = t.TempDir()
+	tr, err = selfLoaded.Run(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, result.OutcomeCrash, tr.Outcome)
+	require.Equal(t, "timeout", tr.CrashKind, tr.CrashMessage)
+	require.True(t, tr.Scored())
+	require.Equal(t, 1, tr.Retries)
+	require.Equal(t, HealthWithin, asked, "a twentieth of the 2 s deadline is less than the floor")
+	require.Contains(t, tr.CrashMessage, "a blank page loaded and ran within 10s: the page's own timeout")
+}
+
+// The health probe passes in a browser that can run pages, and fails when
+// it is given no time.
+func TestProbeHealth(t *testing.T) {
+	require.True(t, ProbeHealth(context.Background(), testBrowser, testResolver, HealthWithin))
+	require.False(t, ProbeHealth(context.Background(), testBrowser, testResolver, time.Millisecond))
 }
