@@ -469,6 +469,15 @@ func (p *parser) targetOf(v *yaml.Node, what string) (Target, bool) {
 	return p.target(v, fields, what)
 }
 
+// parseTargetStep is the Parse of a step whose value is one target
+// (click, move, press, release): build makes the step from it.
+func parseTargetStep(build func(target.Target) Action) func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+	return func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+		t, ok := p.targetOf(v, c.what)
+		return build(t), ok
+	}
+}
+
 // target reads exactly one of the target keys from fields.
 func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
 	var set []string

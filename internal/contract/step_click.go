@@ -1,10 +1,6 @@
 package contract
 
-import (
-	"go.yaml.in/yaml/v3"
-
-	"github.com/worldprobe/worldprobe/internal/target"
-)
+import "github.com/worldprobe/worldprobe/internal/target"
 
 // ClickStep clicks the primary button at a target, holding it down for
 // the contract's hold.
@@ -15,10 +11,7 @@ func init() {
 		Kind: StepClick, Order: 60, Control: true,
 		Example: "`click: {selector: \"#start\"}`",
 		Doc:     "clicks the primary button at a target",
-		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
-			t, ok := p.targetOf(v, c.what)
-			return &ClickStep{Target: t}, ok
-		},
+		Parse:   parseTargetStep(func(t target.Target) Action { return &ClickStep{Target: t} }),
 	})
 }
 

@@ -1,10 +1,6 @@
 package contract
 
-import (
-	"go.yaml.in/yaml/v3"
-
-	"github.com/worldprobe/worldprobe/internal/target"
-)
+import "github.com/worldprobe/worldprobe/internal/target"
 
 // MoveStep moves the pointer to a target (carrying the button when held).
 type MoveStep struct{ Target target.Target }
@@ -14,10 +10,7 @@ func init() {
 		Kind: StepMove, Order: 100, Control: true,
 		Example: "`move: {at: [10, 10]}`",
 		Doc:     "moves the pointer (a drag move while the button is held)",
-		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
-			t, ok := p.targetOf(v, c.what)
-			return &MoveStep{Target: t}, ok
-		},
+		Parse:   parseTargetStep(func(t target.Target) Action { return &MoveStep{Target: t} }),
 	})
 }
 

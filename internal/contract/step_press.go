@@ -1,10 +1,6 @@
 package contract
 
-import (
-	"go.yaml.in/yaml/v3"
-
-	"github.com/worldprobe/worldprobe/internal/target"
-)
+import "github.com/worldprobe/worldprobe/internal/target"
 
 // PressStep moves the pointer to a target and holds the primary button
 // down there until a release.
@@ -16,10 +12,7 @@ func init() {
 		Example: "`press: {object: handle}`",
 		Doc: "moves the pointer to the target and holds the primary button down; `step`s and `assert`s may follow " +
 			"while it is held (assert the middle of a drag)",
-		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
-			t, ok := p.targetOf(v, c.what)
-			return &PressStep{Target: t}, ok
-		},
+		Parse: parseTargetStep(func(t target.Target) Action { return &PressStep{Target: t} }),
 	})
 }
 

@@ -1,10 +1,6 @@
 package contract
 
-import (
-	"go.yaml.in/yaml/v3"
-
-	"github.com/worldprobe/worldprobe/internal/target"
-)
+import "github.com/worldprobe/worldprobe/internal/target"
 
 // ReleaseStep moves the pointer to a target with the button held and lets
 // it up there.
@@ -16,10 +12,7 @@ func init() {
 		Example: "`release: {at: [300, 200]}`",
 		Doc: "moves to the target with the button held and lets it up. Press and release alternate within a probe " +
 			"(a `reload` lets the button up); `click` and `drag` while held are rejected at load",
-		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
-			t, ok := p.targetOf(v, c.what)
-			return &ReleaseStep{Target: t}, ok
-		},
+		Parse: parseTargetStep(func(t target.Target) Action { return &ReleaseStep{Target: t} }),
 	})
 }
 

@@ -234,8 +234,5 @@ func checkOrWrite(path string, v any) error {
 	if !os.IsNotExist(err) {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	return writeJSONAtomic(path, v)
+	return trial.WriteJSONAtomic(path, v)
 }
-
-// writeJSONAtomic writes v as indented JSON, atomically.
-func writeJSONAtomic(path string, v any) error { return trial.WriteJSONAtomic(path, v) }

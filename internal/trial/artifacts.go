@@ -32,12 +32,8 @@ func (a *Artifacts) Path(name string) string { return filepath.Join(a.dir, name)
 // Write stores data as the artifact name, atomically (a reader never sees
 // half of it).
 func (a *Artifacts) Write(name string, data []byte) error {
-	tmp := a.Path(name) + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, a.Path(name)); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
+	if err := writeFileAtomic(a.Path(name), data); err != nil {
+		return err
 	}
 	a.add(name)
 	return nil

@@ -185,19 +185,24 @@ func (j *Runner) RunSpec(ctx context.Context, l *Loader, s Spec) (*result.Trial,
 	return t, nil
 }
 
-// WriteJSONAtomic writes v as indented JSON through a temporary file, fsync
-// and rename, so a reader never sees half a file, even after kill -9.
+// WriteJSONAtomic writes v as indented JSON, atomically.
 func WriteJSONAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes data through a temporary file, fsync and rename,
+// so a reader never sees half a file, even after kill -9.
+func writeFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

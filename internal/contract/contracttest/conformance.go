@@ -40,6 +40,18 @@ func Conformance(t *testing.T, open Opener) {
 	t.Run("canvas", func(t *testing.T) { testCanvas(t, open) })
 }
 
+// openWith opens a page of the conformance world at 60 fps and returns it
+// with its capability T, skipping the test (with why) when it has none.
+func openWith[T any](t *testing.T, open Opener, why string) (contract.Page, T) {
+	t.Helper()
+	p := open(t, 60)
+	c, ok := p.(T)
+	if !ok {
+		t.Skip(why)
+	}
+	return p, c
+}
+
 // state reads the page's state as a map.
 func state(t *testing.T, p contract.Page) map[string]any {
 	t.Helper()
@@ -107,11 +119,7 @@ func testReload(t *testing.T, open Opener) {
 
 func testPointer(t *testing.T, open Opener) {
 	ctx := context.Background()
-	p := open(t, 60)
-	ptr, ok := p.(contract.Pointer)
-	if !ok {
-		t.Skip("the page takes no pointer input")
-	}
+	p, ptr := openWith[contract.Pointer](t, open, "the page takes no pointer input")
 	require.NoError(t, p.Step(ctx, 1))
 
 	require.NoError(t, ptr.Click(ctx, target.Target{Selector: "#pause"}, 3))
@@ -145,11 +153,7 @@ func testPointer(t *testing.T, open Opener) {
 
 func testTargets(t *testing.T, open Opener) {
 	ctx := context.Background()
-	p := open(t, 60)
-	ptr, ok := p.(contract.Pointer)
-	if !ok {
-		t.Skip("the page takes no pointer input")
-	}
+	p, ptr := openWith[contract.Pointer](t, open, "the page takes no pointer input")
 	require.NoError(t, p.Step(ctx, 1))
 	for _, bad := range []target.Target{
 		{Selector: "#missing"},
@@ -175,11 +179,7 @@ func testTargets(t *testing.T, open Opener) {
 
 func testKeyboard(t *testing.T, open Opener) {
 	ctx := context.Background()
-	p := open(t, 60)
-	kb, ok := p.(contract.Keyboard)
-	if !ok {
-		t.Skip("the page takes no keyboard input")
-	}
+	p, kb := openWith[contract.Keyboard](t, open, "the page takes no keyboard input")
 	require.NoError(t, p.Step(ctx, 1))
 	require.NoError(t, kb.Key(ctx, "press", " ", nil, 2))
 	require.Equal(t, 3, p.Frame(), "a key press steps its hold")
@@ -207,11 +207,7 @@ func testKeyboard(t *testing.T, open Opener) {
 
 func testInspector(t *testing.T, open Opener) {
 	ctx := context.Background()
-	p := open(t, 60)
-	in, ok := p.(contract.Inspector)
-	if !ok {
-		t.Skip("the page offers no inspection")
-	}
+	p, in := openWith[contract.Inspector](t, open, "the page offers no inspection")
 	require.NoError(t, p.Step(ctx, 10))
 	y := ballY(t, state(t, p))
 	o, err := in.Object(ctx, "ball")
@@ -253,11 +249,7 @@ func testInspector(t *testing.T, open Opener) {
 
 func testCanvas(t *testing.T, open Opener) {
 	ctx := context.Background()
-	p := open(t, 60)
-	c, ok := p.(contract.Canvas)
-	if !ok {
-		t.Skip("the page shows no pixels")
-	}
+	p, c := openWith[contract.Canvas](t, open, "the page shows no pixels")
 	require.NoError(t, p.Step(ctx, 2))
 	px, err := c.Pixel(ctx, 5, 5)
 	require.NoError(t, err)
