@@ -39,6 +39,9 @@ type Options struct {
 	Height      int
 	// Suite, when set, is judged on the virtual and on the real clock.
 	Suite string
+	// SuiteTasks keeps only the suite's tasks whose ids match one of these
+	// globs (task.Select); none keeps all.
+	SuiteTasks []string
 	// OnlySuite skips everything but the suite comparison.
 	OnlySuite bool
 	// ProbePages are measured for ProbeCost with ProbeRestarts restarts each.
@@ -122,7 +125,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if o.Suite == "" {
 			return nil, fmt.Errorf("only the suite was asked for, but no suite was given")
 		}
-		res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.Progress)
+		res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.SuiteTasks, o.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: %w", o.Suite, err)
 		}
@@ -156,7 +159,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		res.Worlds = append(res.Worlds, wr)
 	}
 	if o.Suite != "" {
-		if res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.Progress); err != nil {
+		if res.Suite, err = Suite(ctx, b, o.Resolver, o.Suite, o.SuiteTasks, o.Progress); err != nil {
 			return nil, fmt.Errorf("suite %s: %w", o.Suite, err)
 		}
 	}

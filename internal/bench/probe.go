@@ -25,6 +25,12 @@ type ProbeCost struct {
 	// storage cleared, the document loaded again (three.js parsed and run)
 	// until the network is quiet.
 	RestartMs float64 `json:"restart_ms"`
+	// SetupMs, DocumentMs and IdleMs split RestartMs by session.LoadTiming:
+	// runtime and storage reset, navigation to the load event, the wait
+	// for quiet after it.
+	SetupMs    float64 `json:"setup_ms"`
+	DocumentMs float64 `json:"document_ms"`
+	IdleMs     float64 `json:"idle_ms"`
 	// FirstFrameMs: the first stepped and drawn frame after a restart —
 	// the page's first render, where WebGL programs are compiled.
 	FirstFrameMs float64 `json:"first_frame_ms"`
@@ -52,13 +58,15 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 	if !s.Loaded() {
 		return pc, fmt.Errorf("%s did not load", page)
 	}
-	var restarts, firsts, frames []float64
+	var restarts, firsts, frames, setups, docs, idles []float64
 	for range max(1, n) {
 		t0 := time.Now()
 		if err := s.Restart(ctx, 60); err != nil {
 			return pc, fmt.Errorf("restarting %s: %w", page, err)
 		}
 		t1 := time.Now()
+		lt := s.Timing()
+		setups, docs, idles = append(setups, ms(lt.Setup)), append(docs, ms(lt.Document)), append(idles, ms(lt.Idle))
 		if _, err := s.Step(ctx, 1, true); err != nil {
 			return pc, fmt.Errorf("first frame of %s: %w", page, err)
 		}
@@ -70,6 +78,7 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 		restarts, firsts, frames = append(restarts, ms(t1.Sub(t0))), append(firsts, ms(t2.Sub(t1))), append(frames, ms(t3.Sub(t2)))
 	}
 	pc.RestartMs, pc.FirstFrameMs, pc.FrameMs = median(restarts), median(firsts), median(frames)
+	pc.SetupMs, pc.DocumentMs, pc.IdleMs = median(setups), median(docs), median(idles)
 	pc.PerProbeMs = pc.RestartMs + pc.FirstFrameMs
 	return pc, nil
 }

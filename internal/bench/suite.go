@@ -57,13 +57,14 @@ func loadAverage() float64 {
 	return l
 }
 
-// Suite judges the suite's references and fixtures twice, on the virtual
+// Suite judges the references and fixtures of the tasks of dir (a suite,
+// category or task folder) whose ids match patterns twice, on the virtual
 // and on the real clock, and compares speed and verdicts. To share the
 // machine's noise fairly, the two modes alternate task by task (each task's
 // trials run with the browser's jobs, first on one clock, then on the other);
 // the wall times are summed per mode.
-func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir string, progress func(string)) (*SuiteResult, error) {
-	tasks, err := task.LoadSuite(dir)
+func Suite(ctx context.Context, b *browser.Browser, res *resolve.Resolver, dir string, patterns []string, progress func(string)) (*SuiteResult, error) {
+	tasks, err := task.Select([]string{dir}, patterns)
 	if err != nil {
 		return nil, err
 	}

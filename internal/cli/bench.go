@@ -26,6 +26,7 @@ type BenchOptions struct {
 	JSON        bool
 	Out         string
 	Suite       string
+	SuiteTasks  []string
 	OnlySuite   bool
 	NoWorlds    bool
 	Probes      []string
@@ -66,7 +67,8 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.IntVar(&o.WorldFrames, "world-frames", 60, "frames stepped per corpus world")
 	f.StringVar(&o.Examples, "examples", "examples", "folder of example pages (<name>/index.html)")
 	f.StringVar(&o.Corpus, "corpus", "", "folder of heavier worlds (<name>/world.html); default ../shared/corpus/worldbench/worlds when present")
-	f.StringVar(&o.Suite, "suite", "", "also judge this suite's references and fixtures on the virtual and on the real clock")
+	f.StringVar(&o.Suite, "suite", "", "also judge the references and fixtures of this suite (or category, or task folder) on the virtual and on the real clock")
+	f.StringSliceVar(&o.SuiteTasks, "task", nil, "only the --suite tasks whose ids match these globs, e.g. 'simulation/*' (comma-separated or repeated)")
 	f.BoolVar(&o.OnlySuite, "only-suite", false, "measure only the --suite comparison")
 	f.BoolVar(&o.NoWorlds, "no-worlds", false, "skip the corpus worlds")
 	f.StringSliceVar(&o.Probes, "probes", nil, "pages whose per-probe cost is measured (default the small scene and two starter references)")
@@ -124,7 +126,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	start := time.Now()
 	r, err := bench.Run(ctx, bench.Options{
 		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
-		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, OnlySuite: o.OnlySuite,
+		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, SuiteTasks: o.SuiteTasks, OnlySuite: o.OnlySuite,
 		ProbePages: probes, ProbeRestarts: o.Restarts, OnlyProbes: o.OnlyProbes,
 		Progress: func(msg string) {
 			fmt.Fprintf(io.ErrOut, "bench [%5.1fs] %s\n", time.Since(start).Seconds(), msg)
@@ -152,10 +154,12 @@ func printBench(w io.Writer, r *bench.Results) {
 	fmt.Fprintf(w, "worldprobe bench — %s, %s, %d CPUs\n\n", r.Date, r.Chromium, r.CPUs)
 	if len(r.Probes) > 0 {
 		fmt.Fprintf(w, "Per-probe cost (median of restarts in one tab; ms):\n")
-		fmt.Fprintf(w, "  %-52s %8s %8s %8s %8s %10s\n", "page", "open", "restart", "1st frame", "frame", "per probe")
+		fmt.Fprintf(w, "  %-44s %6s %8s %6s %6s %6s %9s %6s %9s\n", "page", "open", "restart", "setup", "doc", "idle", "1st frame", "frame", "per probe")
 		for _, p := range r.Probes {
-			fmt.Fprintf(w, "  %-52s %8.0f %8.0f %8.0f %8.1f %10.0f\n", abbreviate(p.Page, 52), p.OpenMs, p.RestartMs, p.FirstFrameMs, p.FrameMs, p.PerProbeMs)
+			fmt.Fprintf(w, "  %-44s %6.0f %8.0f %6.0f %6.0f %6.0f %9.0f %6.1f %9.0f\n", abbreviate(p.Page, 44), p.OpenMs, p.RestartMs,
+				p.SetupMs, p.DocumentMs, p.IdleMs, p.FirstFrameMs, p.FrameMs, p.PerProbeMs)
 		}
+		fmt.Fprintf(w, "  (restart = setup: runtime and storage reset + doc: navigation to the load event + idle: wait for quiet)\n")
 		fmt.Fprintln(w)
 	}
 	if t, c := r.Throughput, r.Clock; t.Inspections > 0 {

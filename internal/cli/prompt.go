@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // TaskPromptOptions are the flags of 'worldprobe task prompt'.
 type TaskPromptOptions struct {
 	Paths []string
+	Tasks []string
 	Out   string
 }
 
@@ -19,15 +22,16 @@ func newCmdTaskPrompt(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompt TASK...",
 		Short: "Print the exact prompt a model is given for a task (brief and state interface)",
-		Long: `Prints what a model is told about each TASK (a task folder, or a suite folder
-for all its tasks): the brief with its parameters filled in at their defaults,
+		Long: `Prints what a model is told about each TASK (a task folder, or a category or
+suite folder for all its tasks; --task keeps those whose ids match a glob): the brief with its parameters filled in at their defaults,
 followed by the state interface table. Nothing else reaches a model: not the
 contract, the reference solution, the alternates or the fixtures.
 
 With --out DIR, writes DIR/<task-id>/prompt.md for each task instead (the
 layout used to hand tasks to someone writing a solution blind).`,
 		Example: `  worldprobe task prompt suites/starter/simulation/bouncing-ball
-  worldprobe task prompt --out /tmp/prompts suites/starter`,
+  worldprobe task prompt --out /tmp/prompts suites/starter
+  worldprobe task prompt --task 'rendering/*' suites/starter`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("task prompt needs at least one TASK folder")
@@ -40,11 +44,12 @@ layout used to hand tasks to someone writing a solution blind).`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Out, "out", "", "write DIR/<task-id>/prompt.md per task instead of printing")
+	cmd.Flags().StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'rendering/*' (comma-separated or repeated)")
 	return cmd
 }
 
 func runTaskPrompt(io IO, o *TaskPromptOptions) error {
-	tasks, err := loadTasks(o.Paths)
+	tasks, err := task.Select(o.Paths, o.Tasks)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -30,7 +30,8 @@ func NewCmdSuite(io IO) *cobra.Command {
 // PerturbOptions are the flags of 'worldprobe suite perturb'.
 type PerturbOptions struct {
 	engineFlags
-	Suite    string
+	Paths    []string
+	Tasks    []string
 	Variants int
 	Seed     uint64
 	Out      string
@@ -48,9 +49,10 @@ type VariantRecord struct {
 func newCmdSuitePerturb(io IO) *cobra.Command {
 	o := &PerturbOptions{}
 	cmd := &cobra.Command{
-		Use:   "perturb SUITE --variants K --out DIR",
+		Use:   "perturb SUITE... --variants K --out DIR",
 		Short: "Write Robust variants of every task with parameters",
-		Long: `For every task of SUITE whose task.yaml declares parameters with ranges, write K
+		Long: `For every task of SUITE (a suite, category or task folder; --task keeps the tasks
+whose ids match a glob) whose task.yaml declares parameters with ranges, write K
 Robust variants below DIR: DIR/<category>/<slug>-v1 … -vK. Each variant draws its
 parameters from [min, max] (three significant digits, whole numbers for integer
 parameters, at least 15% of the range away from the default), fills them into the
@@ -70,19 +72,20 @@ the leaderboard then shows Core vs. Robust V-Cov per model and the drop.
   worldprobe suite perturb suites/starter --variants 2 --out out/robust --check
   worldprobe run suites/starter --variants out/robust --oracle --out out/robust-run`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("suite perturb needs one SUITE folder")
+			if len(args) == 0 {
+				return usageErr("suite perturb needs a SUITE folder (or task or category folders)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Suite = args[0]
+			o.Paths = args
 			return runPerturb(cmd.Context(), io, o)
 		},
 	}
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.IntVar(&o.Variants, "variants", 3, "variants per task")
+	f.StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' (comma-separated or repeated)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the draw")
 	f.StringVar(&o.Out, "out", "", "folder to write the variants to (required)")
 	f.BoolVar(&o.Check, "check", false, "run 'task check' (reference only) on every variant")
@@ -96,12 +99,14 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 	if o.Variants < 1 {
 		return usageErr("--variants must be at least 1")
 	}
-	tasks, err := task.LoadSuite(o.Suite)
+	tasks, err := task.Select(o.Paths, o.Tasks)
 	if err != nil {
-		return usageErr("loading suite %s: %w", o.Suite, err)
+		return usageErr("%v", err)
 	}
-	if abs, _ := filepath.Abs(o.Out); strings.HasPrefix(abs+string(filepath.Separator), mustAbs(o.Suite)+string(filepath.Separator)) {
-		return usageErr("--out %s is inside the suite; write variants elsewhere", o.Out)
+	for _, p := range o.Paths {
+		if abs, _ := filepath.Abs(o.Out); strings.HasPrefix(abs+string(filepath.Separator), mustAbs(p)+string(filepath.Separator)) {
+			return usageErr("--out %s is inside %s; write variants elsewhere", o.Out, p)
+		}
 	}
 	var records []VariantRecord
 	var variants []*task.Task
@@ -129,7 +134,7 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 		}
 	}
 	if len(records) == 0 {
-		return usageErr("no task of %s declares parameters with a range (min and max)", o.Suite)
+		return usageErr("no task of %s declares parameters with a range (min and max)", strings.Join(o.Paths, ", "))
 	}
 	b, err := json.MarshalIndent(records, "", "  ")
 	if err != nil {

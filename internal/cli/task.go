@@ -36,6 +36,7 @@ type TaskCheckOptions struct {
 	engineFlags
 	JSON       bool
 	Paths      []string
+	Tasks      []string
 	NoMutants  bool
 	Seed       int64
 	MaxMutants int
@@ -55,7 +56,8 @@ func newCmdTaskCheck(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check TASK...",
 		Short: "Lint a task, prove its reference passes, its fixtures fail as stated, and its contract kills mutants",
-		Long: `For each TASK (a task folder, or a suite folder for all its tasks):
+		Long: `For each TASK (a task folder, a category folder or a suite folder for all its
+tasks; --task keeps those whose ids match a glob):
   - lint: task.yaml and contract.yaml are valid, every state path the contract
     reads is declared in task.yaml and named in brief.md, every parameter is
     written {{params.NAME}} in the brief and read from the reference's
@@ -73,6 +75,7 @@ func newCmdTaskCheck(io IO) *cobra.Command {
 ` + exitStatusHelp("every task is clean and hardened", "any is not"),
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
   worldprobe task check --no-mutants suites/starter
+  worldprobe task check --no-mutants --task 'simulation/*' suites/starter
   worldprobe task check --summary docs/hardening.md suites/starter
   worldprobe task check --mutants flip-comparison-2,scale-constant-5 suites/starter/simulation/pendulum`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -87,6 +90,7 @@ func newCmdTaskCheck(io IO) *cobra.Command {
 		},
 	}
 	o.engineFlags.register(cmd.Flags())
+	cmd.Flags().StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' or '*/pendulum' (comma-separated or repeated)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the reports as JSON")
 	cmd.Flags().BoolVar(&o.NoMutants, "no-mutants", false, "skip mutation testing (lint, reference and fixtures only)")
 	cmd.Flags().Int64Var(&o.Seed, "seed", 1, "seed of the mutant selection")
@@ -99,34 +103,11 @@ func newCmdTaskCheck(io IO) *cobra.Command {
 	return cmd
 }
 
-func loadTasks(paths []string) ([]*task.Task, error) {
-	var tasks []*task.Task
-	for _, p := range paths {
-		if _, err := os.Stat(filepath.Join(p, task.TaskFile)); err == nil {
-			t, err := task.Load(p)
-			if err != nil {
-				return nil, err
-			}
-			tasks = append(tasks, t)
-			continue
-		}
-		ts, err := task.LoadSuite(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(ts) == 0 {
-			return nil, fmt.Errorf("%s: no task.yaml here or below", p)
-		}
-		tasks = append(tasks, ts...)
-	}
-	return tasks, nil
-}
-
 func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	if o.OnlyMutants && o.NoMutants {
 		return usageErr("--only-mutants and --no-mutants leave nothing to judge but the reference")
 	}
-	tasks, err := loadTasks(o.Paths)
+	tasks, err := task.Select(o.Paths, o.Tasks)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -137,7 +137,27 @@ type Session struct {
 	waits int
 	// loadErr is how the page failed while Open loaded it.
 	loadErr error
+	// timing is where the last load's wall time went.
+	timing LoadTiming
 }
+
+// LoadTiming is where the wall time of the last Open or Restart went, for
+// benchmarks: each phase as the harness saw it, in order.
+type LoadTiming struct {
+	// Setup: a new tab and its CDP domains (Open), or removing the old
+	// runtime, injecting the new one and clearing the origin's storage
+	// (Restart).
+	Setup time.Duration
+	// Document: the navigation, from the request to the load event —
+	// the document and its scripts fetched, parsed and run.
+	Document time.Duration
+	// Idle: after the load event, until the network, the page's own
+	// pending work and off-thread script compilation are quiet.
+	Idle time.Duration
+}
+
+// Timing is where the wall time of the last Open or Restart went.
+func (s *Session) Timing() LoadTiming { return s.timing }
 
 // Open loads the HTML file at path into a fresh page. The page's folder is
 // served at Origin. The error is for infrastructure problems only, and then
@@ -183,6 +203,7 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		return nil, err
 	}
 	t2 := time.Now()
+	s.timing = LoadTiming{Setup: t2.Sub(t0)}
 	err = s.navigate(ctx)
 	cfg.Logger.Debug("page opened", "page", path, "tab", t1.Sub(t0), "prepare", t2.Sub(t1), "navigate", time.Since(t2))
 	if err != nil {
@@ -283,12 +304,14 @@ func (s *Session) navigate(ctx context.Context) error {
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
 	// switched off once the page is idle: with it on, V8 pauses a page near
 	// its heap limit instead of letting it crash.
+	t0 := time.Now()
 	if err := s.watchCompilation(ctx, true); err != nil {
 		return err
 	}
 	nctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	_, err := chromedp.RunResponse(nctx, chromedp.Navigate(s.entry))
+	s.timing.Document = time.Since(t0)
 	if err != nil {
 		if cerr := s.classify(ctx, nctx, err); cerr != nil {
 			return cerr
@@ -302,6 +325,8 @@ func (s *Session) navigate(ctx context.Context) error {
 		return nil
 	}
 	s.loaded.Store(true)
+	t1 := time.Now()
+	defer func() { s.timing.Idle = time.Since(t1) }()
 	if err := s.WaitIdle(ctx); err != nil {
 		return err
 	}
@@ -335,6 +360,8 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if fps > 0 {
 		s.cfg.FPS = fps
 	}
+	t0 := time.Now()
+	s.timing = LoadTiming{}
 	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
 	if err != nil {
 		return err
@@ -353,6 +380,7 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if _, err := call(ctx, s, "clearing storage", storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
 		return err
 	}
+	s.timing.Setup = time.Since(t0)
 	return s.Reload(ctx)
 }
 

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// starterDir is the bundled starter suite.
+func starterDir() string { return filepath.Join("..", "..", "suites", "starter") }
+
+// TestTaskSubsets: a task, category or suite folder with --task globs
+// selects tasks the same way for every command that takes them; 'task
+// prompt --out' shows it without a browser (one prompt.md per task).
+func TestTaskSubsets(t *testing.T) {
+	rendering, err := filepath.Glob(filepath.Join(starterDir(), "rendering", "*", "task.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, rendering)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"a task folder", []string{filepath.Join(starterDir(), "simulation", "pendulum")}, 1},
+		{"a category folder", []string{filepath.Join(starterDir(), "rendering")}, len(rendering)},
+		{"a glob", []string{"--task", "*/pendulum,*/projectile", starterDir()}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, _, errOut := execute(t, append([]string{"task", "prompt", "--out", dir}, tc.args...)...)
+			require.Equal(t, ExitOK, code, errOut)
+			entries, err := filepath.Glob(filepath.Join(dir, "*", "*", "prompt.md"))
+			require.NoError(t, err)
+			require.Len(t, entries, tc.want)
+		})
+	}
+	code, _, errOut := execute(t, "task", "prompt", "--task", "physics/*", starterDir())
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `--task "physics/*" matches no task in ../../suites/starter (task ids look like simulation/bouncing-ball)`)
+}
