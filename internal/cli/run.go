@@ -28,6 +28,7 @@ type RunOptions struct {
 	Out        string
 	Rerun      []string
 	Suite      string
+	Tasks      []string
 	Variants   string
 }
 
@@ -38,7 +39,8 @@ func NewCmdRun(io IO) *cobra.Command {
 		Use:   "run SUITE",
 		Short: "Judge candidate pages against a suite's hidden contracts",
 		Long: `Judge candidate pages against every task of SUITE (a folder of
-<category>/<slug>/task.yaml). Candidates come from --candidates [MODEL=]DIR, with a
+<category>/<slug>/task.yaml, or one category folder, or one task folder; --task
+keeps the tasks whose ids match a glob, and --variants then only their variants). Candidates come from --candidates [MODEL=]DIR, with a
 page at DIR/<task-id>/index.html or DIR/<task-id>.html; --oracle adds each task's
 reference solution as model "oracle", --fixtures its known-flawed fixtures as model
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
@@ -64,6 +66,8 @@ says how many trials were retried and why.
 		Example: `  worldprobe run suites/starter --oracle --fixtures
   worldprobe run suites/starter --candidates gpt=out/gpt --candidates claude=out/claude --repeat 3
   worldprobe run suites/starter --candidates gpt=out/gpt --rerun crash,timeout
+  worldprobe run suites/starter --task 'simulation/*' --oracle --out out/sim
+  worldprobe run suites/starter/rendering/fog-depth --fixtures
   worldprobe suite perturb suites/starter --variants 3 --out robust && worldprobe run suites/starter --variants robust --oracle`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -79,6 +83,7 @@ says how many trials were retried and why.
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.StringArrayVar(&o.Candidates, "candidates", nil, "[MODEL=]DIR of candidate pages (repeatable); MODEL defaults to DIR's name")
+	f.StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' or '*/pendulum' (comma-separated or repeated)")
 	f.BoolVar(&o.Oracle, "oracle", false, "add each task's reference solution as model 'oracle'")
 	f.BoolVar(&o.Fixtures, "fixtures", false, "add each task's flawed fixtures as model 'fixtures'")
 	f.IntVar(&o.Repeat, "repeat", 1, "samples per task and candidate")
@@ -97,24 +102,32 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return usageErr("--rerun %q: classes are %s", c, strings.Join(result.RerunClasses, ", "))
 		}
 	}
-	tasks, err := task.LoadSuite(o.Suite)
+	tasks, err := task.Select([]string{o.Suite}, o.Tasks)
 	if err != nil {
-		return usageErr("loading suite %s: %w", o.Suite, err)
-	}
-	if len(tasks) == 0 {
-		return usageErr("suite %s has no tasks", o.Suite)
+		return usageErr("loading %s: %w", o.Suite, err)
 	}
 	if o.Variants != "" {
 		vs, err := task.LoadSuite(o.Variants)
 		if err != nil {
 			return usageErr("loading variants %s: %w", o.Variants, err)
 		}
+		selected := map[string]bool{}
+		for _, t := range tasks {
+			selected[t.ID] = true
+		}
+		n := 0
 		for _, v := range vs {
 			if v.VariantOf == "" {
 				return usageErr("--variants %s: %s is not a Robust variant (no variant_of in its task.yaml)", o.Variants, v.ID)
 			}
+			if selected[v.VariantOf] {
+				tasks = append(tasks, v)
+				n++
+			}
 		}
-		tasks = append(tasks, vs...)
+		if n == 0 {
+			return usageErr("--variants %s: no variant of the %d selected tasks (write them with 'worldprobe suite perturb')", o.Variants, len(selected))
+		}
 	}
 	var sources []run.Source
 	for _, c := range o.Candidates {

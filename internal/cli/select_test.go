@@ -39,3 +39,18 @@ func TestTaskSubsets(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, `--task "physics/*" matches no task in ../../suites/starter (task ids look like simulation/bouncing-ball)`)
 }
+
+// TestRunSubsetErrors: a glob that matches nothing, and variants of none of
+// the selected tasks, are refused before anything runs.
+func TestRunSubsetErrors(t *testing.T) {
+	code, _, errOut := execute(t, "run", "--oracle", "--out", t.TempDir(), "--task", "physics/*", starterDir())
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `--task "physics/*" matches no task in ../../suites/starter`)
+
+	variants := t.TempDir()
+	code, _, errOut = execute(t, "suite", "perturb", "--task", "simulation/pendulum", "--variants", "1", "--out", variants, starterDir())
+	require.Equal(t, ExitOK, code, errOut)
+	code, _, errOut = execute(t, "run", "--oracle", "--out", t.TempDir(), "--variants", variants, "--task", "rendering/fog-depth", starterDir())
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, "--variants "+variants+": no variant of the 1 selected tasks (write them with 'worldprobe suite perturb')")
+}
