@@ -124,13 +124,11 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	judge := &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
 	copts := taskcheck.Options{Mutants: !o.NoMutants, OnlyMutants: o.OnlyMutants, Jobs: b.Jobs(),
 		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators, IDs: o.MutantIDs}}
-	if !o.NoMutants {
-		var mu sync.Mutex
-		copts.Progress = func(id string, done, total int) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(io.ErrOut, "  %s: mutant %d/%d judged\n", id, done, total)
-		}
+	var mu sync.Mutex
+	copts.Progress = func(id, phase string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(io.ErrOut, "  %s: %s %d/%d\n", id, phase, done, total)
 	}
 	var kept *checkReports
 	if o.Reports != "" {

@@ -126,9 +126,7 @@ func runMutants(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.
 	}, func(i int, r MutantResult) error {
 		m.Mutants[i] = r
 		done++
-		if opts.Progress != nil {
-			opts.Progress(t.ID, done, len(gen.Mutants))
-		}
+		opts.progress(t, "mutant")(done, len(gen.Mutants))
 		return nil
 	})
 	if err != nil {

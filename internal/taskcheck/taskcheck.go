@@ -104,7 +104,7 @@ type solutionCheck struct {
 // times, with identical verdicts and state hashes. It stops at the first
 // run that does not pass.
 func judgeSolution(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any,
-	name, page, dir string, fingerprint bool) solutionCheck {
+	name, page, dir string, fingerprint bool, progress func(done, total int)) solutionCheck {
 	out := solutionCheck{ok: true, stable: true, problems: []string{}}
 	for i := 0; i < ReferenceRuns; i++ {
 		runDir := filepath.Join(dir, fmt.Sprint(i))
@@ -114,6 +114,7 @@ func judgeSolution(ctx context.Context, j *trial.Runner, t *task.Task, c *contra
 			out.err = err
 			return out
 		}
+		progress(i+1, ReferenceRuns)
 		if i == 0 {
 			out.first = tr
 		} else if !reflect.DeepEqual(out.first.Assertions, tr.Assertions) {
@@ -175,8 +176,10 @@ type Options struct {
 	Mutate mutate.Options
 	// Jobs is how many mutants are judged at once; 0 means 1.
 	Jobs int
-	// Progress, when set, is told about each judged mutant.
-	Progress func(task string, done, total int)
+	// Progress, when set, is told about each trial as it finishes: phase
+	// is "reference run", "alternate <style> run", "fixture" or "mutant",
+	// done of total in that phase.
+	Progress func(task, phase string, done, total int)
 	// ExploreInputs is how many inputs the exploration that confirms an
 	// equivalent mutant sends; 0 means DefaultExploreInputs, < 0 none.
 	ExploreInputs int
@@ -185,6 +188,15 @@ type Options struct {
 	// mutant seed once the full check is clean. The report says so
 	// (Report.Partial).
 	OnlyMutants bool
+}
+
+// progress is Progress for one phase of t's check (a no-op when unset).
+func (o Options) progress(t *task.Task, phase string) func(done, total int) {
+	return func(done, total int) {
+		if o.Progress != nil {
+			o.Progress(t.ID, phase, done, total)
+		}
+	}
 }
 
 // Check runs every check of t. work is a scratch folder for artifacts.
@@ -212,14 +224,15 @@ func Check(ctx context.Context, j *trial.Runner, t *task.Task, work string, opts
 	// The reference is fingerprinted (scene and pixels too) so that mutants
 	// can be compared with it, and so that its stability covers everything
 	// the comparison reads.
-	ref := judgeSolution(ctx, j, t, c, params, "solution", t.SolutionPath(), filepath.Join(work, "reference"), opts.Mutants)
+	ref := judgeSolution(ctx, j, t, c, params, "solution", t.SolutionPath(), filepath.Join(work, "reference"), opts.Mutants,
+		opts.progress(t, "reference run"))
 	if ref.err != nil {
 		return nil, ref.err
 	}
 	rep.Reference, rep.ReferenceOK, rep.Stable, rep.ReferenceMsgs = ref.first, ref.ok, ref.stable, ref.problems
 	if opts.OnlyMutants {
 		rep.Partial = "only the reference and the mutants were judged: alternates and fixtures were not"
-	} else if stop, err := judgeAlternatesAndFixtures(ctx, j, t, c, params, work, rep); err != nil {
+	} else if stop, err := judgeAlternatesAndFixtures(ctx, j, t, c, params, work, rep, opts); err != nil {
 		return nil, err
 	} else if stop {
 		return rep, nil
@@ -237,14 +250,15 @@ func Check(ctx context.Context, j *trial.Runner, t *task.Task, work string, opts
 
 // judgeAlternatesAndFixtures judges t's alternate solutions and fixtures
 // into rep. stop reports a problem found by lint that ends the check.
-func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report) (stop bool, err error) {
+func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report, opts Options) (stop bool, err error) {
 	alts, err := t.Alternates()
 	if err != nil {
 		rep.Lint = append(rep.Lint, err.Error())
 	}
 	rep.Alternates = []AlternateResult{}
 	for _, a := range alts {
-		r := judgeSolution(ctx, j, t, c, params, a.Style, a.Page, filepath.Join(work, "alternates", a.Style), false)
+		r := judgeSolution(ctx, j, t, c, params, a.Style, a.Page, filepath.Join(work, "alternates", a.Style), false,
+			opts.progress(t, "alternate "+a.Style+" run"))
 		if r.err != nil {
 			return false, r.err
 		}
@@ -255,7 +269,7 @@ func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Ta
 		rep.Lint = append(rep.Lint, err.Error())
 		return true, nil
 	}
-	for _, fx := range fixtures {
+	for i, fx := range fixtures {
 		tr, err := j.Run(ctx, trial.Input{Key: "fixture-" + fx.Name, Task: t, Contract: c, Page: fx.Page, Params: params,
 			Model: "fixtures", Candidate: fx.Name, Dir: filepath.Join(work, "fixtures", fx.Name)})
 		if err != nil {
@@ -263,6 +277,7 @@ func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Ta
 		}
 		ok, msg := run.CheckFixture(tr, fx.Expect)
 		rep.Fixtures = append(rep.Fixtures, FixtureResult{Name: fx.Name, OK: ok, Message: msg, Trial: tr})
+		opts.progress(t, "fixture")(i+1, len(fixtures))
 	}
 	return false, nil
 }

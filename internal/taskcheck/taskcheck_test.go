@@ -41,7 +41,15 @@ func check(t *testing.T, dir string) *Report {
 }
 
 func TestTinyTaskIsClean(t *testing.T) {
-	rep := check(t, filepath.Join("..", "run", "testdata", "suite", "simulation", "tiny"))
+	tk, err := task.Load(filepath.Join("..", "run", "testdata", "suite", "simulation", "tiny"))
+	require.NoError(t, err)
+	var progress []string
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), Options{Progress: func(id, phase string, done, total int) {
+		progress = append(progress, fmt.Sprintf("%s: %s %d/%d", id, phase, done, total))
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"simulation/tiny: reference run 1/3", "simulation/tiny: reference run 2/3",
+		"simulation/tiny: reference run 3/3", "simulation/tiny: fixture 1/1"}, progress)
 	require.True(t, rep.OK(), "%+v", rep)
 	require.True(t, rep.Stable)
 	require.Len(t, rep.Fixtures, 1)
