@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,9 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // sharedFlagsSection is the heading of docs/cli.md's table of the engine
@@ -214,4 +218,53 @@ func sortedCopy(s []string) []string {
 	s = append([]string(nil), s...)
 	sort.Strings(s)
 	return s
+}
+
+// TestStarterREADME: suites/starter/README.md lists every task of the
+// suite, under its category's heading with the category's count, with its
+// number of probes and its fixtures (a note in parentheses may follow a
+// fixture's name).
+func TestStarterREADME(t *testing.T) {
+	suite := filepath.Join("..", "..", "suites", "starter")
+	b, err := os.ReadFile(filepath.Join(suite, "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	tasks, err := task.LoadSuite(suite)
+	require.NoError(t, err)
+	require.NotEmpty(t, tasks)
+
+	note := regexp.MustCompile(` \([^)]*\)`)
+	rows := map[string]string{}
+	for _, line := range strings.Split(readme, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) == 3 && strings.HasPrefix(line, "| ") && strings.HasSuffix(line, " |") {
+			id := strings.TrimPrefix(cells[0], "| ")
+			rows[id] = id + " | " + cells[1] + " | " + note.ReplaceAllString(strings.TrimSuffix(cells[2], " |"), "")
+		}
+	}
+	delete(rows, "task")
+	perCategory := map[string]int{}
+	for _, tk := range tasks {
+		perCategory[tk.Category]++
+		data, err := os.ReadFile(tk.ContractPath())
+		require.NoError(t, err)
+		var c struct{ Probes []yaml.Node } // counted, not compiled: that takes seconds for the suite
+		require.NoError(t, yaml.Unmarshal(data, &c), tk.ContractPath())
+		entries, err := os.ReadDir(filepath.Join(tk.Dir, task.CandidatesDir))
+		require.NoError(t, err)
+		var fixtures []string
+		for _, e := range entries {
+			if e.IsDir() {
+				fixtures = append(fixtures, e.Name())
+			}
+		}
+		assert.Equal(t, fmt.Sprintf("%s | %d | %s", tk.ID, len(c.Probes), strings.Join(fixtures, ", ")), rows[tk.ID],
+			"suites/starter/README.md: the row of %s (task | probes | fixtures)", tk.ID)
+		delete(rows, tk.ID)
+	}
+	assert.Empty(t, rows, "suites/starter/README.md lists tasks the suite does not have")
+	for category, n := range perCategory {
+		heading := fmt.Sprintf("\n### %s%s (%d)\n", strings.ToUpper(category[:1]), category[1:], n)
+		assert.True(t, strings.Contains(readme, heading), "suites/starter/README.md has no heading %q", strings.TrimSpace(heading))
+	}
 }
