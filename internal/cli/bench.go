@@ -18,6 +18,7 @@ import (
 // BenchOptions are the flags of 'worldprobe bench'.
 type BenchOptions struct {
 	engineFlags
+	viewportFlag
 	Frames      int
 	Rounds      int
 	WorldFrames int
@@ -62,6 +63,7 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	}
 	f := cmd.Flags()
 	o.engineFlags.register(f)
+	o.viewportFlag.register(f)
 	f.IntVar(&o.Frames, "frames", 600, "frames of the small scene (at 60 fps)")
 	f.IntVar(&o.Rounds, "rounds", 4, "times each example page is inspected for throughput")
 	f.IntVar(&o.WorldFrames, "world-frames", 60, "frames stepped per corpus world")

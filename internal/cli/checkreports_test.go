@@ -63,3 +63,14 @@ func TestCheckReportsResume(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, stderr, "no report (.json) in this folder")
 }
+
+// TestCheckReportsOptionsKeepTheirOldForm: the options a kept report is
+// fingerprinted with are byte for byte what they were while 'task check'
+// had --viewport (at its default), so reports kept then still match.
+func TestCheckReportsOptionsKeepTheirOldForm(t *testing.T) {
+	kept := newCheckReports(t.TempDir(), &TaskCheckOptions{Seed: 1, MaxMutants: DefaultMaxMutants})
+	require.Equal(t, "mutants=true seed=1 max=20 operators= ids= viewport=1280x800", kept.options)
+	kept = newCheckReports(t.TempDir(), &TaskCheckOptions{Seed: 7, MaxMutants: 0, NoMutants: true,
+		Operators: []string{"b", "a"}, MutantIDs: []string{"y-2", "x-1"}, OnlyMutants: true})
+	require.Equal(t, "mutants=false seed=7 max=0 operators=a,b ids=x-1,y-2 viewport=1280x800 only-mutants", kept.options)
+}

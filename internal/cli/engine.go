@@ -25,7 +25,6 @@ type engineFlags struct {
 	Chromium string
 	Jobs     int
 	Web      string
-	Viewport string
 	// UnsafeNoSandbox runs Chromium without its sandbox (never the default).
 	UnsafeNoSandbox bool
 	// PageMemoryMiB caps one page's renderer; 0 means no cap.
@@ -36,19 +35,43 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Chromium, "chromium", "", "Chromium executable (default $"+browser.EnvChromium+" or /usr/bin/chromium)")
 	fs.IntVar(&f.Jobs, "jobs", min(2, runtime.NumCPU()), "pages run at once (one browser context each)")
 	fs.StringVar(&f.Web, "web", "", "vendored node_modules folder (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
-	fs.StringVar(&f.Viewport, "viewport", "1280x800", "viewport WIDTHxHEIGHT in CSS pixels (device scale 1)")
 	fs.IntVar(&f.PageMemoryMiB, "page-memory", int(browser.DefaultPageMemory>>20),
 		"MiB one page's renderer (heaps, ArrayBuffers, workers) may hold; past it the page ends as page_crashed, cause memory (0: no cap)")
 	fs.BoolVar(&f.UnsafeNoSandbox, "unsafe-no-sandbox", false,
 		"run Chromium WITHOUT its sandbox, when it cannot start on this machine (candidate pages are then unconfined; every report says so)")
 }
 
-func (f *engineFlags) size() (int, int, error) {
+// The sizes --viewport accepts, in CSS pixels.
+const (
+	minViewport = 16
+	maxViewport = 8192
+)
+
+// viewportFlag is --viewport, for the commands that open pages at a size
+// of their choosing (inspect, bench). Commands that judge tasks have no
+// such flag: every task opens its pages at the viewport of its task.yaml.
+type viewportFlag struct {
+	Viewport string
+}
+
+func (f *viewportFlag) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Viewport, "viewport", "1280x800",
+		fmt.Sprintf("viewport WIDTHxHEIGHT in CSS pixels (device scale 1), each %d to %d", minViewport, maxViewport))
+}
+
+// size parses --viewport; a usage error says whether the value is no size
+// at all or a size out of range.
+func (f *viewportFlag) size() (int, int, error) {
 	w, h, ok := strings.Cut(strings.ToLower(f.Viewport), "x")
 	wi, err1 := strconv.Atoi(w)
 	hi, err2 := strconv.Atoi(h)
-	if !ok || err1 != nil || err2 != nil || wi < 16 || hi < 16 || wi > 8192 || hi > 8192 {
+	switch {
+	case !ok || err1 != nil || err2 != nil:
 		return 0, 0, usageErr("--viewport %q: want WIDTHxHEIGHT, e.g. 1280x800", f.Viewport)
+	case wi < minViewport || hi < minViewport:
+		return 0, 0, usageErr("--viewport %q: too small; width and height must be at least %d CSS pixels", f.Viewport, minViewport)
+	case wi > maxViewport || hi > maxViewport:
+		return 0, 0, usageErr("--viewport %q: too large; width and height must be at most %d CSS pixels", f.Viewport, maxViewport)
 	}
 	return wi, hi, nil
 }
@@ -73,8 +96,10 @@ func (f *engineFlags) nodeModules(io IO) (string, error) {
 	return "", errors.New("vendored packages not found: run 'make setup' (npm ci in web/) or pass --web")
 }
 
-// start launches the browser and loads the resolver.
-func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *resolve.Resolver, error) {
+// start launches the browser and loads the resolver. width and height
+// size the browser's window (0: the browser's default); each page sets its
+// own viewport whatever the window.
+func (f *engineFlags) start(ctx context.Context, io IO, width, height int) (*browser.Browser, *resolve.Resolver, error) {
 	if f.Jobs < 1 {
 		return nil, nil, usageErr("--jobs must be at least 1")
 	}
@@ -85,10 +110,6 @@ func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *reso
 	if perPage == 0 {
 		perPage = -1
 	}
-	w, h, err := f.size()
-	if err != nil {
-		return nil, nil, err
-	}
 	nm, err := f.nodeModules(io)
 	if err != nil {
 		return nil, nil, runtimeErr(err)
@@ -97,7 +118,7 @@ func (f *engineFlags) start(ctx context.Context, io IO) (*browser.Browser, *reso
 	if err != nil {
 		return nil, nil, runtimeErr(fmt.Errorf("loading vendored packages: %w", err))
 	}
-	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: w, Height: h,
+	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: width, Height: height,
 		UnsafeNoSandbox: f.UnsafeNoSandbox, Memory: browser.MemoryLimits{PerPage: perPage}})
 	if err != nil {
 		return nil, nil, runtimeErr(err)

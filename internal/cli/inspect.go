@@ -17,6 +17,7 @@ import (
 // InspectOptions are the flags of 'worldprobe inspect'.
 type InspectOptions struct {
 	engineFlags
+	viewportFlag
 	Frames     int
 	FPS        float64
 	Seed       uint32
@@ -70,6 +71,7 @@ turns the sandbox off where it cannot start, and the report says so.
 	}
 	f := cmd.Flags()
 	o.engineFlags.register(f)
+	o.viewportFlag.register(f)
 	f.IntVar(&o.Frames, "frames", d.Frames, "frames to step after load")
 	f.Float64Var(&o.FPS, "fps", d.FPS, "virtual frames per second (one frame = 1000/fps ms)")
 	f.Uint32Var(&o.Seed, "seed", d.Seed, "seed of Math.random and crypto.getRandomValues")
@@ -91,12 +93,15 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	if o.Timeout <= 0 {
 		return usageErr("--timeout must be positive")
 	}
-	b, res, err := o.start(ctx, io)
+	w, h, err := o.size()
+	if err != nil {
+		return err
+	}
+	b, res, err := o.start(ctx, io, w, h)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	w, h, _ := o.size()
 	in := &inspect.Inspector{Browser: b, Resolver: res, Options: inspect.Options{
 		Frames: o.Frames, FPS: o.FPS, Seed: o.Seed, Timeout: o.Timeout, GPUTime: o.GPUTime,
 		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot,

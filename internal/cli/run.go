@@ -166,7 +166,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	for _, t := range tasks {
 		cfg.Tasks = append(cfg.Tasks, t.ID)
 	}
-	b, res, err := o.start(ctx, io)
+	b, res, err := o.start(ctx, io, 0, 0)
 	if err != nil {
 		return err
 	}

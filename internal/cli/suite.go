@@ -160,7 +160,7 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 	if !o.Check {
 		return nil
 	}
-	br, res, err := o.start(ctx, io)
+	br, res, err := o.start(ctx, io, 0, 0)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	b, res, err := o.start(ctx, io)
+	b, res, err := o.start(ctx, io, 0, 0)
 	if err != nil {
 		return err
 	}

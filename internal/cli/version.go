@@ -13,9 +13,10 @@ var Version = "dev"
 // NewCmdVersion prints the version.
 func NewCmdVersion(io IO) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print worldprobe's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print worldprobe's version",
+		Example: `  worldprobe version`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := Version
 			if bi, ok := debug.ReadBuildInfo(); ok {

@@ -233,9 +233,8 @@ func TestHostilePageIsContained(t *testing.T) {
 	}
 	require.Contains(t, blocked["websocket"], "wss://echo.example.org/socket")
 	require.Contains(t, blocked["beacon"], "https://tracker.example.com/beacon")
-	all := fmt.Sprint(r.Requests.Blocked)
-	require.Contains(t, all, "https://api.example.com/data")
-	require.Contains(t, all, "https://stream.example.com/events")
+	require.Contains(t, blocked["fetch"], "https://api.example.com/data", "fetch() is recorded as fetch, not as Chromium's interception says (XHR)")
+	require.Contains(t, blocked["eventsource"], "https://stream.example.com/events")
 	require.Contains(t, blocked["image"], "https://images.example.com/cat.png")
 	require.Contains(t, blocked["window.open"], "https://popup.example.com/")
 	require.Contains(t, blocked, "window.close")

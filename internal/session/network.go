@@ -23,13 +23,15 @@ import (
 // answer decides the fate of one intercepted request: the page's own files
 // and vendored libraries are served, web fonts get an empty answer, and
 // everything else is refused and recorded. Nothing leaves the machine.
-func (s *Session) answer(ev *fetch.EventRequestPaused) {
+// sentKind is the request's type from Network.requestWillBeSent, if that
+// came first (see requestKind).
+func (s *Session) answer(ev *fetch.EventRequestPaused, sentKind string) {
 	defer s.inflight.Add(-1)
 	raw := ev.Request.URL
 	if ev.Request.URLFragment != "" {
 		raw += ev.Request.URLFragment
 	}
-	kind := strings.ToLower(string(ev.ResourceType))
+	kind := requestKind(ev, sentKind)
 	ctx, cancel := context.WithTimeout(s.page.Context(), 30*time.Second)
 	defer cancel()
 
@@ -58,14 +60,46 @@ func (s *Session) answer(ev *fetch.EventRequestPaused) {
 		s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
 		return
 	}
-	reason := "network access is disabled"
-	switch ev.ResourceType {
-	case network.ResourceTypePing:
-		kind = "beacon"
-	case network.ResourceTypeEventSource:
-		kind = "eventsource"
+	s.block(ctx, ev, raw, kind, "network access is disabled", network.ErrorReasonBlockedByClient)
+}
+
+// requestKind names an intercepted request in the vocabulary of
+// requests.blocked (docs/schemas.md): CDP's resource type in lower case
+// ("script", "image", "xhr", "fetch", …), but "beacon" for sendBeacon (CDP's
+// "Ping") and "eventsource" for EventSource.
+//
+// Chromium's interception may report fetch() and EventSource requests as
+// XHR; the renderer's own Network.requestWillBeSent (sentKind, "" when it
+// has not come) tells them apart, and an EventSource request is also known
+// by the Accept header the browser gives it.
+func requestKind(ev *fetch.EventRequestPaused, sentKind string) string {
+	kind := strings.ToLower(string(ev.ResourceType))
+	if ev.ResourceType == network.ResourceTypeXHR {
+		switch {
+		case sentKind == "fetch" || sentKind == "eventsource":
+			kind = sentKind
+		case sentKind == "" && acceptsEventStream(ev.Request):
+			kind = "eventsource"
+		}
 	}
-	s.block(ctx, ev, raw, kind, reason, network.ErrorReasonBlockedByClient)
+	if kind == "ping" {
+		return "beacon"
+	}
+	return kind
+}
+
+// acceptsEventStream reports whether r asks for text/event-stream, as
+// every EventSource request does.
+func acceptsEventStream(r *network.Request) bool {
+	if r == nil {
+		return false
+	}
+	for k, v := range r.Headers {
+		if s, ok := v.(string); ok && strings.EqualFold(k, "accept") && strings.Contains(strings.ToLower(s), "text/event-stream") {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) isMainFrame(ev *fetch.EventRequestPaused) bool {
@@ -109,7 +143,7 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 func (s *Session) notFound(ctx context.Context, ev *fetch.EventRequestPaused, raw string) {
 	s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", []byte("not found"))
 	s.rec.with(func(l *Log) {
-		l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: raw, Type: strings.ToLower(string(ev.ResourceType)), Reason: "not found in the page's folder"})
+		l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: raw, Type: requestKind(ev, ""), Reason: "not found in the page's folder"})
 		if raw == s.entry {
 			l.MainDocStatus = 404
 		}

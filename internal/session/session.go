@@ -526,10 +526,10 @@ func unmarshalJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
 func (s *Session) onEvent(ev any) {
 	switch ev := ev.(type) {
 	case *fetch.EventRequestPaused:
-		s.refusals.intercepted(string(ev.NetworkID))
+		sent := s.refusals.intercepted(string(ev.NetworkID))
 		s.inflight.Add(1)
 		s.started.Add(1)
-		go s.answer(ev)
+		go s.answer(ev, sent)
 	case *debugger.EventScriptParsed:
 		s.scripts.parsed(ev.URL)
 	case *debugger.EventScriptFailedToParse:
@@ -678,16 +678,21 @@ func (r *refusals) sent(id, url, kind string) {
 	}
 }
 
-func (r *refusals) intercepted(id string) {
+// intercepted notes that request id reached the interception and returns
+// its type as Network.requestWillBeSent gave it ("fetch", "eventsource",
+// …; "" when that event has not come, or the request is the page's own).
+func (r *refusals) intercepted(id string) (sentKind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
+	sentKind = r.urls[id][1]
 	delete(r.urls, id)
 	if len(r.seen) < maxRefusalIDs {
 		r.seen[id] = true
 	}
+	return sentKind
 }
 
 // failed returns the URL and type of a request that failed without

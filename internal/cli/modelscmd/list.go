@@ -26,6 +26,8 @@ func newCmdList(s IO, modelsFile *string) *cobra.Command {
 		Short: "List roles, their resolved models and which keys are present",
 		Long: "List every role with its provider, model, base URL, fallback chain, pricing and " +
 			"whether its API key variable is set. Key values are never shown.",
+		Example: `  worldprobe models list
+  worldprobe models list --models models.yaml --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			reg, err := llm.Load(*modelsFile, s.getenv(), llm.WithLogger(s.logger()))

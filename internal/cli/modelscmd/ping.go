@@ -22,9 +22,13 @@ func newCmdPing(s IO, modelsFile *string) *cobra.Command {
 		roles = append(roles, string(r))
 	}
 	cmd := &cobra.Command{
-		Use:       "ping ROLE",
-		Short:     "Send a tiny request to a role's model and show the answer",
-		Long:      "Send a one-line request along ROLE's model chain, with retries and fallbacks, and report who answered, how fast, and at what cost.",
+		Use:   "ping ROLE",
+		Short: "Send a tiny request to a role's model and show the answer",
+		Long:  "Send a one-line request along ROLE's model chain, with retries and fallbacks, and report who answered, how fast, and at what cost.",
+		Example: `  worldprobe models ping navigator
+  worldprobe models ping visual_judge --models models.yaml --timeout 30s
+  worldprobe models ping navigator --record recordings/
+  worldprobe models ping navigator --replay recordings/`,
 		ValidArgs: roles,
 		// An unknown role is an argument error (exit 2), so it is refused
 		// here rather than in RunE.
