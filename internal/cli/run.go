@@ -220,7 +220,8 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return runtimeErr(err)
 		}
 		for _, m := range most {
-			fmt.Fprintf(io.ErrOut, "WARNING: %s: judged as no_candidate crashes, scored 0 (--allow-missing)\n", missingText(m))
+			fmt.Fprintf(io.ErrOut, "WARNING: model %s had no page for %s: judged as no_candidate crashes, scored 0 (--allow-missing; the pages were looked for in %s)\n",
+				m.Source.Model, missingCount(m), m.Source.Dir)
 		}
 		return nil
 	}
@@ -288,17 +289,21 @@ func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, re
 func missingText(m run.Missing) string {
 	first := m.Tasks[0]
 	dir, file := m.Expected(first)
-	how := fmt.Sprintf("%d of %d tasks", len(m.Tasks), m.Of)
-	if len(m.Tasks) == m.Of {
-		how = fmt.Sprintf("any of its %d tasks", m.Of)
-		if m.Of == 1 {
-			how = "its 1 task"
-		}
-	}
 	return fmt.Sprintf("model %s (--candidates %s=%s) has no page for %s: looked for %s or %s (for task %s: %s or %s); %s",
-		m.Source.Model, m.Source.Model, m.Source.Dir, how,
+		m.Source.Model, m.Source.Model, m.Source.Dir, missingCount(m),
 		filepath.Join(m.Source.Dir, "<task-id>", "index.html"), filepath.Join(m.Source.Dir, "<task-id>.html"),
 		first, dir, file, folderHolds(m.Source.Dir))
+}
+
+// missingCount says for how many of its tasks a folder has no page.
+func missingCount(m run.Missing) string {
+	switch {
+	case m.Of == 1 && len(m.Tasks) == 1:
+		return "its 1 task"
+	case len(m.Tasks) == m.Of:
+		return fmt.Sprintf("any of its %d tasks", m.Of)
+	}
+	return fmt.Sprintf("%d of %d tasks", len(m.Tasks), m.Of)
 }
 
 // folderHolds says what is in dir: its first entries, folders with a

@@ -119,7 +119,7 @@ func TestRunRefusesAFolderMissingMostPages(t *testing.T) {
 	code, stdout, stderr = executeStub(context.Background(), t, &stubExecutor{}, "run", suite, "--candidates", "gpt="+gpt, "--allow-missing", "--out", out)
 	require.Equal(t, ExitOK, code, stderr)
 	require.True(t, strings.HasPrefix(stderr, "WARNING: "+gptHalf+" (--allow-missing: each is judged as a no_candidate crash, scored 0)\n"), stderr)
-	require.True(t, strings.HasSuffix(stderr, "WARNING: "+gptHalf+": judged as no_candidate crashes, scored 0 (--allow-missing)\n"), stderr)
+	require.True(t, strings.HasSuffix(stderr, "WARNING: model gpt had no page for 1 of 2 tasks: judged as no_candidate crashes, scored 0 (--allow-missing; the pages were looked for in "+gpt+")\n"), stderr)
 	require.Contains(t, stdout, "gpt                   2   50.0%")
 	require.Contains(t, stdout, "2 trials (2 run, 0 kept)")
 
