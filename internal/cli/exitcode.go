@@ -33,7 +33,10 @@ const (
 	// ExitUsage: the command line or its inputs are not what the command
 	// takes: an unknown command, flag or help topic, a bad flag value, a
 	// missing or extra argument, a folder with no task or suite, a file
-	// that is not a 'task check --json' report. Commands return it with
+	// that is not a 'task check --json' report, a 'run --candidates'
+	// folder without a page for half the tasks or more (a folder of the
+	// wrong layout, refused before anything runs unless --allow-missing).
+	// Commands return it with
 	// usageErr; cobra's own errors and every Args validator's error map
 	// to it too.
 	ExitUsage ExitCode = 2

@@ -54,6 +54,9 @@ Chromium runs with its own sandbox (as the system user worldprobe-browser when
 worldprobe is root) and none of worldprobe's environment; --unsafe-no-sandbox
 turns the sandbox off where it cannot start, and the report says so.
 
+Interrupted (Ctrl-C), inspect still prints the pages that finished (with --json, an
+array of their reports) and names the pages it did not inspect.
+
 ` + exitStatusHelp("every page ends ok", "any does not (crash, timeout, ...)"),
 		Example: `  worldprobe inspect world.html
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
@@ -106,31 +109,58 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 		Frames: o.Frames, FPS: o.FPS, Seed: o.Seed, Timeout: o.Timeout, GPUTime: o.GPUTime,
 		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot,
 	}}
-	reports, err := inspectAll(ctx, in, o.Pages, b.Jobs(), func(i int, r *inspect.Report) {
+	reports, err := inspectAll(ctx, in.Inspect, o.Pages, b.Jobs(), func(i int, r *inspect.Report) {
 		if len(o.Pages) > 1 {
 			fmt.Fprintf(io.ErrOut, "[%d/%d] %s: %s\n", i+1, len(o.Pages), r.Page, outcomeText(r))
 		}
 	})
-	if err != nil {
-		return runtimeErr(err)
+	return printInspected(ctx, io, o, reports, err)
+}
+
+// printInspected prints the reports of the pages that finished (nil for
+// the others) in the order given, as JSON or summaries. When the pages
+// did not all finish (err: interrupted, or the browser failed) it says
+// which were not inspected and ends with the infrastructure code; else
+// with ExitFailed when a page did not end ok.
+func printInspected(ctx context.Context, io IO, o *InspectOptions, reports []*inspect.Report, err error) error {
+	var finished []*inspect.Report
+	var missed []string
+	for i, r := range reports {
+		if r != nil {
+			finished = append(finished, r)
+		} else {
+			missed = append(missed, o.Pages[i])
+		}
 	}
-	if o.JSON {
+	if o.JSON && (len(o.Pages) > 1 || len(finished) == 1) {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		var v any = reports
-		if len(reports) == 1 {
-			v = reports[0]
+		var v any = finished
+		switch {
+		case len(o.Pages) == 1:
+			v = finished[0]
+		case finished == nil:
+			v = []*inspect.Report{}
 		}
 		if err := enc.Encode(v); err != nil {
 			return runtimeErr(fmt.Errorf("writing JSON: %w", err))
 		}
-	} else {
-		for _, r := range reports {
+	} else if !o.JSON {
+		for _, r := range finished {
 			printSummary(io.Out, r)
 		}
 	}
-	for _, r := range reports {
+	if err != nil {
+		stopped := "inspect stopped: " + err.Error()
+		if ctx.Err() != nil {
+			stopped = fmt.Sprintf("inspect interrupted (%v)", ctx.Err())
+		}
+		fmt.Fprintf(io.ErrOut, "%s: %d of %d pages finished and printed; not inspected: %s\n",
+			stopped, len(finished), len(o.Pages), strings.Join(missed, ", "))
+		return silentExit(ExitInfrastructure)
+	}
+	for _, r := range finished {
 		if r.Outcome != inspect.OutcomeOK {
 			return silentExit(ExitFailed)
 		}
@@ -138,13 +168,16 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	return nil
 }
 
-// inspectAll runs pages on up to jobs workers and returns reports in input
-// order; done sees each report as it finishes.
-func inspectAll(ctx context.Context, in *inspect.Inspector, pages []string, jobs int, done func(int, *inspect.Report)) ([]*inspect.Report, error) {
+// inspectAll runs inspectOne over pages on up to jobs workers and returns
+// the reports in input order; done sees each report as it finishes. When
+// it stops early (interrupted, or an error) the reports of the pages that
+// finished are still returned, nil for the others, with the error.
+func inspectAll(ctx context.Context, inspectOne func(context.Context, string) (*inspect.Report, error), pages []string, jobs int,
+	done func(int, *inspect.Report)) ([]*inspect.Report, error) {
 	reports := make([]*inspect.Report, len(pages))
 	finished := 0
 	err := pool.Map(ctx, jobs, len(pages), func(ctx context.Context, i int) (*inspect.Report, error) {
-		r, err := in.Inspect(ctx, pages[i])
+		r, err := inspectOne(ctx, pages[i])
 		if err != nil {
 			return nil, fmt.Errorf("inspecting %s: %w", pages[i], err)
 		}
@@ -155,13 +188,7 @@ func inspectAll(ctx context.Context, in *inspect.Inspector, pages []string, jobs
 		finished++
 		return nil
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
-		return nil, err
-	}
-	return reports, nil
+	return reports, err
 }
 
 func outcomeText(r *inspect.Report) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/cli/modelscmd"
+	"github.com/worldprobe/worldprobe/internal/run"
 )
 
 // IO carries the streams and environment of one invocation.
@@ -23,6 +24,10 @@ type IO struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	Getenv func(string) string
+	// executor, when set, judges 'run''s trials instead of a local
+	// browser: the CLI's tests of planning, resuming and interruption use
+	// a stub (the browser is tested through the real executor).
+	executor run.Executor
 }
 
 // NewRootCmd builds the command tree.

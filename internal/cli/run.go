@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/report"
 	"github.com/worldprobe/worldprobe/internal/result"
@@ -30,6 +31,14 @@ type RunOptions struct {
 	Suite      string
 	Tasks      []string
 	Variants   string
+	// UpdateChanged resumes a run folder whose tasks or pages changed,
+	// judging their trials again.
+	UpdateChanged bool
+	// AllowMissing runs a model whose folder lacks most pages.
+	AllowMissing bool
+	// resume is the command line that resumes this run (the one given,
+	// without --rerun and --update-changed).
+	resume string
 }
 
 // NewCmdRun builds 'worldprobe run'.
@@ -48,10 +57,18 @@ reference solution as model "oracle", --fixtures its known-flawed fixtures as mo
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
 trials/<trial>/result.json with a screenshot, results.db (SQLite) and report.html.
 A finished trial's result.json is written the moment it finishes, atomically, so an
-interrupted run (even kill -9) loses no finished trial. Running the same command
-again resumes; a different configuration or changed candidates are refused.
+interrupted run (even kill -9) loses no finished trial. Interrupted (Ctrl-C), run
+says how many trials it kept, writes a partial report and prints the command that
+resumes. Running the same command again resumes. Against a folder made with another
+configuration it names each difference: added models, tasks, pages and samples are
+run and the finished trials kept; changed tasks and pages are refused unless
+--update-changed judges their trials again; removing anything is refused.
 --rerun crash,timeout runs those classes again (classes: infra, crash — every crash,
 timeouts included —, timeout, fail, pass, all).
+
+A --candidates folder with no page for at least half of the tasks is refused (exit
+2) with the paths looked for, unless --allow-missing: each missing page is then a
+no_candidate crash, scored 0, and a warning says so.
 
 Infrastructure is never scored against a page: a trial whose page misses a harness
 deadline while the machine is overloaded (load average above 1.5 per core) is judged
@@ -66,6 +83,7 @@ says how many trials were retried and why.
 		Example: `  worldprobe run suites/starter --oracle --fixtures
   worldprobe run suites/starter --candidates gpt=out/gpt --candidates claude=out/claude --repeat 3
   worldprobe run suites/starter --candidates gpt=out/gpt --rerun crash,timeout
+  worldprobe run suites/starter --candidates gpt=out/gpt --update-changed   # after editing a task or a page
   worldprobe run suites/starter --task 'simulation/*' --oracle --out out/sim
   worldprobe run suites/starter/rendering/fog-depth --fixtures
   worldprobe suite perturb suites/starter --variants 3 --out robust && worldprobe run suites/starter --variants robust --oracle`,
@@ -77,6 +95,7 @@ says how many trials were retried and why.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Suite = args[0]
+			o.resume = commandLine(cmd, args, "rerun", "update-changed")
 			return runRun(cmd.Context(), io, o)
 		},
 	}
@@ -89,6 +108,8 @@ says how many trials were retried and why.
 	f.IntVar(&o.Repeat, "repeat", 1, "samples per task and candidate")
 	f.StringVar(&o.Out, "out", "", "run folder (default runs/<suite name>)")
 	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: infra (not scored: the machine was overloaded), crash (every crash, timeouts included), timeout, fail, pass, all")
+	f.BoolVar(&o.UpdateChanged, "update-changed", false, "resume a run folder whose task folders or candidate pages changed: judge their trials again, keep every other finished trial")
+	f.BoolVar(&o.AllowMissing, "allow-missing", false, "run a --candidates folder that has no page for half the tasks or more (each missing page is a no_candidate crash, scored 0)")
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	return cmd
 }
@@ -166,20 +187,83 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	for _, t := range tasks {
 		cfg.Tasks = append(cfg.Tasks, t.ID)
 	}
-	b, res, err := o.start(ctx, io, 0, 0)
-	if err != nil {
-		return err
+	missing := run.MissingPages(plan, sources)
+	var most []run.Missing
+	for _, m := range missing {
+		if m.Most() {
+			most = append(most, m)
+		}
 	}
-	defer b.Close()
-	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs → %s\n", o.Suite, len(tasks), len(plan), b.Jobs(), out)
+	if len(most) > 0 && !o.AllowMissing {
+		var lines []string
+		for _, m := range most {
+			lines = append(lines, missingText(m))
+		}
+		return usageErr("%s\ncheck the --candidates folders, or give --allow-missing to judge each missing page as a no_candidate crash (scored 0)",
+			strings.Join(lines, "\n"))
+	}
+	for _, m := range most {
+		fmt.Fprintf(io.ErrOut, "WARNING: %s (--allow-missing: each is judged as a no_candidate crash, scored 0)\n", missingText(m))
+	}
+
+	exec, jobs, chromium := io.executor, o.Jobs, ""
+	page := report.Page{Title: "worldprobe run: " + filepath.Base(o.Suite)}
+	var runner *trial.Runner
+	if exec == nil {
+		b, res, err := o.start(ctx, io, 0, 0)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
+		jobs, chromium = b.Jobs(), b.Version()
+		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
+	}
+	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs → %s\n", o.Suite, len(tasks), len(plan), jobs, out)
 	sum, err := run.Execute(ctx, run.Options{
-		Out: out, Config: cfg, Plan: plan, Jobs: b.Jobs(), Rerun: o.Rerun,
-		Runner:     &trial.Runner{Browser: b, Resolver: res, SkipDraw: true},
-		Worldprobe: Version, Chromium: b.Version(), Progress: io.ErrOut,
+		Out: out, Config: cfg, Plan: plan, Jobs: jobs, Rerun: o.Rerun, UpdateChanged: o.UpdateChanged,
+		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut,
 	})
-	if err != nil {
+	if err != nil && sum == nil {
 		return runtimeErr(err)
 	}
+	reportPath := filepath.Join(out, "report.html")
+	if err == nil {
+		if err := writeResults(io, o, plan, sum, reportPath, page); err != nil {
+			return runtimeErr(err)
+		}
+		for _, m := range most {
+			fmt.Fprintf(io.ErrOut, "WARNING: model %s had no page for %s: judged as no_candidate crashes, scored 0 (--allow-missing; the pages were looked for in %s)\n",
+				m.Source.Model, missingCount(m), m.Source.Dir)
+		}
+		return nil
+	}
+
+	// Stopped midway: every finished trial is kept; say so, report them
+	// as a partial run and say how to go on.
+	stopped := "run stopped: " + err.Error()
+	if ctx.Err() != nil {
+		stopped = fmt.Sprintf("run interrupted (%v)", ctx.Err())
+	}
+	page.Title += " (partial)"
+	page.Partial = fmt.Sprintf("%s with %d of %d planned trials finished; the scores cover those only. Resume with: %s",
+		stopped, len(sum.Trials), sum.Planned, o.resume)
+	reportErr := writeResults(io, o, plan, sum, reportPath, page)
+	fmt.Fprintf(io.ErrOut, "%s\n%d of %d planned trials finished and kept (%d run now, %d from before), %d not run\n",
+		stopped, len(sum.Trials), sum.Planned, sum.Ran, sum.Kept, sum.Planned-len(sum.Trials))
+	if reportErr != nil {
+		fmt.Fprintf(io.ErrOut, "resume with: %s\n", o.resume)
+		return runtimeErr(fmt.Errorf("writing the partial report: %w", reportErr))
+	}
+	fmt.Fprintf(io.ErrOut, "partial report over the finished trials: %s\nresume with: %s\n", reportPath, o.resume)
+	return silentExit(ExitInfrastructure)
+}
+
+// writeResults prints the leaderboard (and the fixtures' check) over the
+// run's finished trials, writes the HTML report page to reportPath —
+// marked partial when page.Partial says why — and prints where everything
+// is.
+func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, reportPath string, page report.Page) error {
 	fmt.Fprintln(io.Out)
 	report.Table(io.Out, sum.Trials)
 	if o.Fixtures {
@@ -200,12 +284,103 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			}
 		}
 	}
-	reportPath := filepath.Join(out, "report.html")
-	if err := report.WriteHTML(reportPath, report.Page{Title: "worldprobe run: " + filepath.Base(o.Suite),
-		Generated: time.Now().UTC().Format(time.RFC3339), Trials: sum.Trials,
-		Sandbox: b.Sandbox().String(), Unsandboxed: !b.Sandbox().On}); err != nil {
-		return runtimeErr(err)
+	page.Generated, page.Trials = time.Now().UTC().Format(time.RFC3339), sum.Trials
+	if err := report.WriteHTML(reportPath, page); err != nil {
+		return err
+	}
+	if page.Partial != "" {
+		fmt.Fprintf(io.Out, "\npartial: %d of %d planned trials (%d run, %d kept) · results: %s · report: %s\n",
+			len(sum.Trials), sum.Planned, sum.Ran, sum.Kept, sum.DB, reportPath)
+		return nil
 	}
 	fmt.Fprintf(io.Out, "\n%d trials (%d run, %d kept) · results: %s · report: %s\n", len(sum.Trials), sum.Ran, sum.Kept, sum.DB, reportPath)
 	return nil
+}
+
+// missingText says which pages a candidates folder lacks and where they
+// were looked for, with what the folder holds instead.
+func missingText(m run.Missing) string {
+	first := m.Tasks[0]
+	dir, file := m.Expected(first)
+	return fmt.Sprintf("model %s (--candidates %s=%s) has no page for %s: looked for %s or %s (for task %s: %s or %s); %s",
+		m.Source.Model, m.Source.Model, m.Source.Dir, missingCount(m),
+		filepath.Join(m.Source.Dir, "<task-id>", "index.html"), filepath.Join(m.Source.Dir, "<task-id>.html"),
+		first, dir, file, folderHolds(m.Source.Dir))
+}
+
+// missingCount says for how many of its tasks a folder has no page.
+func missingCount(m run.Missing) string {
+	switch {
+	case m.Of == 1 && len(m.Tasks) == 1:
+		return "its 1 task"
+	case len(m.Tasks) == m.Of:
+		return fmt.Sprintf("any of its %d tasks", m.Of)
+	}
+	return fmt.Sprintf("%d of %d tasks", len(m.Tasks), m.Of)
+}
+
+// folderHolds says what is in dir: its first entries, folders with a
+// trailing slash.
+func folderHolds(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Sprintf("the folder cannot be read: %v", err)
+	}
+	if len(entries) == 0 {
+		return "the folder is empty"
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	const shown = 5
+	if len(names) > shown {
+		return fmt.Sprintf("the folder holds %s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+	}
+	return "the folder holds " + strings.Join(names, ", ")
+}
+
+// commandLine is the command line cmd was given (its flags in the order
+// cobra sorts them), without the flags named in drop, quoted for a POSIX
+// shell.
+func commandLine(cmd *cobra.Command, args []string, drop ...string) string {
+	parts := strings.Fields(cmd.CommandPath())
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if slices.Contains(drop, f.Name) {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				parts = append(parts, "--"+f.Name, shellQuote(v))
+			}
+			return
+		}
+		if f.Value.Type() == "bool" {
+			if f.Value.String() == "true" {
+				parts = append(parts, "--"+f.Name)
+			} else {
+				parts = append(parts, "--"+f.Name+"=false")
+			}
+			return
+		}
+		parts = append(parts, "--"+f.Name, shellQuote(f.Value.String()))
+	})
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

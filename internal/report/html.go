@@ -30,9 +30,12 @@ type Page struct {
 	// Unsandboxed puts a warning at the top when it was not.
 	Sandbox     string
 	Unsandboxed bool
-	Rows        []metrics.Row
-	Categories  []string
-	Trials      []*result.Trial
+	// Partial, when set, says why the report covers only part of the
+	// planned trials (an interrupted run); it heads the page.
+	Partial    string
+	Rows       []metrics.Row
+	Categories []string
+	Trials     []*result.Trial
 }
 
 // WriteHTML renders the report to path atomically. Screenshot paths in

@@ -67,3 +67,18 @@ func TestCoreVersusRobustColumns(t *testing.T) {
 	require.Contains(t, string(html), "<th>Core V-Cov</th><th>Robust V-Cov</th><th>drop</th>")
 	require.Contains(t, string(html), "<td>100.0%</td><td>75.0%</td><td>25.0 pts</td>")
 }
+
+// A partial report says so at the top; a whole one does not.
+func TestHTMLPartial(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: trials(dir),
+		Partial: "the run was interrupted with 2 of 5 planned trials finished <b>"}))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `<p class="fail">Partial report: the run was interrupted with 2 of 5 planned trials finished &lt;b&gt;</p>`)
+	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: trials(dir)}))
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "Partial report")
+}

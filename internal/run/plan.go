@@ -172,3 +172,49 @@ func key(parts ...any) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20]
 }
+
+// Missing is a candidates folder (a Source with Dir) without a page for
+// some of the planned tasks.
+type Missing struct {
+	Source Source
+	// Tasks are the task ids it has no page for, in plan order; Of is how
+	// many tasks it was planned for.
+	Tasks []string
+	Of    int
+}
+
+// Most reports whether the page is missing for at least half the tasks.
+func (m Missing) Most() bool { return 2*len(m.Tasks) >= m.Of }
+
+// Expected is where the page of task id was looked for.
+func (m Missing) Expected(id string) (dir, file string) {
+	return filepath.Join(m.Source.Dir, filepath.FromSlash(id), "index.html"), filepath.Join(m.Source.Dir, filepath.FromSlash(id)+".html")
+}
+
+// MissingPages lists, in the order of sources, the candidates folders
+// the plan has no page from for some task (trials that will be
+// no_candidate crashes).
+func MissingPages(plan []Planned, sources []Source) []Missing {
+	var out []Missing
+	for _, src := range sources {
+		if src.Dir == "" {
+			continue
+		}
+		m := Missing{Source: src}
+		seen := map[string]bool{}
+		for _, p := range plan {
+			if p.Model != src.Model || seen[p.Task.ID] {
+				continue
+			}
+			seen[p.Task.ID] = true
+			m.Of++
+			if p.Page == "" {
+				m.Tasks = append(m.Tasks, p.Task.ID)
+			}
+		}
+		if len(m.Tasks) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}

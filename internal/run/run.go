@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +20,8 @@ import (
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
-// Config is what defines a run; config.json holds it, and a resumed run
-// must have the same.
+// Config is what defines a run; config.json holds it, and a resume
+// compares it with the new one (see [Execute]).
 type Config struct {
 	Suite string `json:"suite"`
 	// Variants is the folder of Robust variants judged too, if any.
@@ -33,7 +32,8 @@ type Config struct {
 }
 
 // Lock pins what the run judged: digests of tasks and candidates and the
-// versions of worldprobe and Chromium. lock.json holds it.
+// versions of worldprobe and Chromium. lock.json holds it; a resume
+// compares it with the new one to name what changed.
 type Lock struct {
 	Worldprobe string `json:"worldprobe"`
 	Chromium   string `json:"chromium"`
@@ -55,29 +55,53 @@ type Options struct {
 	Runner *trial.Runner
 	Jobs   int
 	// Rerun lists trial classes to run again (result.RerunClasses).
-	Rerun      []string
-	Worldprobe string
-	Chromium   string
-	Progress   io.Writer
-	Logger     *slog.Logger
+	Rerun []string
+	// UpdateChanged resumes a run folder whose tasks or candidate pages
+	// changed: their trials are judged again, every other finished trial
+	// is kept. Without it such a folder is refused ([ConfigError]).
+	UpdateChanged bool
+	Worldprobe    string
+	Chromium      string
+	Progress      io.Writer
+	Logger        *slog.Logger
 }
 
 // Summary is what Execute did.
 type Summary struct {
-	Trials  []*result.Trial
+	Trials []*result.Trial
+	// Planned is how many trials the plan holds; Ran how many were judged
+	// now, Kept how many were finished before.
+	Planned int
 	Ran     int
 	Kept    int
+	// Changes are the differences from the run folder's configuration
+	// that this resume took in (added models, tasks, pages or samples;
+	// changed tasks and pages with UpdateChanged).
+	Changes []Change
 	Report  string
 	DB      string
 	RunDir  string
 	Elapsed time.Duration
 }
 
-// ErrConfigChanged refuses to resume a run folder made with another config.
+// ErrConfigChanged refuses to resume a run folder made with another
+// config; the error is a [*ConfigError] that names each difference.
 var ErrConfigChanged = errors.New("the run folder was made with a different configuration")
 
 // Execute runs the planned trials, keeping finished ones from an earlier
 // attempt in the same folder.
+//
+// A run folder made with another configuration is resumed when the new
+// one only adds to it (models, tasks, pages where there were none, more
+// samples: their trials are run, the finished ones kept), and, with
+// UpdateChanged, when tasks or pages changed (their trials are judged
+// again). Anything else — a model, task, page or samples removed, another
+// suite, variants or candidates folder, worldprobe, Chromium or sandbox —
+// is refused with a [*ConfigError] that names every difference, and
+// nothing in the folder is changed.
+//
+// When ctx ends or the executor fails, the Summary still holds every
+// finished trial (Trials, Planned, Ran, Kept) next to the error.
 func Execute(ctx context.Context, o Options) (*Summary, error) {
 	start := time.Now()
 	if o.Logger == nil {
@@ -98,9 +122,6 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 			return nil, fmt.Errorf("closing the run folder to other users: %w", err)
 		}
 	}
-	if err := checkOrWrite(filepath.Join(o.Out, "config.json"), o.Config); err != nil {
-		return nil, err
-	}
 	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
 	if o.Runner != nil && o.Runner.Browser != nil {
 		lock.Sandbox = o.Runner.Browser.Sandbox()
@@ -111,7 +132,46 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 			lock.Candidates[p.Model+"/"+p.Task.ID+"/"+p.Candidate] = p.Digest
 		}
 	}
-	if err := checkOrWrite(filepath.Join(o.Out, "lock.json"), lock); err != nil {
+	cfgPath, lockPath := filepath.Join(o.Out, "config.json"), filepath.Join(o.Out, "lock.json")
+	var oldCfg Config
+	var oldLock Lock
+	hasCfg, err := readStored(cfgPath, &oldCfg)
+	if err != nil {
+		return nil, err
+	}
+	hasLock, err := readStored(lockPath, &oldLock)
+	if err != nil {
+		return nil, err
+	}
+	done, unfinished, err := scan(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	rec := reconcile(ptrIf(hasCfg, &oldCfg), ptrIf(hasLock, &oldLock), o.Config, lock, o.Plan, done)
+	if rec.refused(o.UpdateChanged) {
+		return nil, &ConfigError{Dir: o.Out, Changes: rec.changes, UpdateChanged: o.UpdateChanged, Rerun: rec.rerun, Keep: rec.keep}
+	}
+
+	// Accepted: the folder now belongs to the new configuration.
+	for _, name := range unfinished {
+		// Never finished (killed mid-trial): start it again from scratch.
+		if err := os.RemoveAll(filepath.Join(o.Out, "trials", name)); err != nil {
+			return nil, fmt.Errorf("removing unfinished trial %s: %w", name, err)
+		}
+	}
+	for _, k := range rec.stale {
+		if err := os.RemoveAll(filepath.Join(o.Out, "trials", done[k].dir)); err != nil {
+			return nil, fmt.Errorf("removing trial %s to judge it again: %w", done[k].dir, err)
+		}
+		delete(done, k)
+	}
+	if err := writeIfChanged(lockPath, hasLock, oldLock, lock); err != nil {
+		return nil, err
+	}
+	if err := writeIfChanged(cfgPath, hasCfg, oldCfg, o.Config); err != nil {
+		return nil, err
+	}
+	if err := rerunClasses(o, done); err != nil {
 		return nil, err
 	}
 	dbPath := filepath.Join(o.Out, "results.db")
@@ -120,18 +180,20 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	defer db.Close()
-
-	done, err := resume(o)
-	if err != nil {
+	if err := forgetUnplanned(ctx, db, o.Plan); err != nil {
 		return nil, err
 	}
+
 	var todo []Planned
-	sum := &Summary{RunDir: o.Out, DB: dbPath}
+	sum := &Summary{RunDir: o.Out, DB: dbPath, Planned: len(o.Plan), Changes: rec.changes}
+	for _, c := range rec.changes {
+		fmt.Fprintf(o.Progress, "resuming: %s %s\n", c.Kind.String()+":", c.Text)
+	}
 	for _, p := range o.Plan {
-		if t, ok := done[p.Key]; ok {
-			sum.Trials = append(sum.Trials, t)
+		if f, ok := done[p.Key]; ok {
+			sum.Trials = append(sum.Trials, f.trial)
 			sum.Kept++
-			if err := db.Save(ctx, t); err != nil {
+			if err := db.Save(ctx, f.trial); err != nil {
 				return nil, err
 			}
 			continue
@@ -139,7 +201,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		todo = append(todo, p)
 	}
 	if sum.Kept > 0 {
-		fmt.Fprintf(o.Progress, "resuming: %d finished trials kept, %d to run\n", sum.Kept, len(todo))
+		fmt.Fprintf(o.Progress, "resuming: %s kept, %d to run\n", plural(sum.Kept, "finished trial"), len(todo))
 	}
 
 	specs := make([]trial.Spec, len(todo))
@@ -163,76 +225,71 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		return nil
 	})
 	prog.finish()
+	sort.Slice(sum.Trials, func(i, j int) bool { return sum.Trials[i].Key < sum.Trials[j].Key })
+	sum.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
-		return sum, fmt.Errorf("run interrupted (finished trials are kept; run the same command to resume): %w", ctx.Err())
+		return sum, fmt.Errorf("run interrupted with %d of %d planned trials finished (they are kept; run the same command to resume): %w",
+			len(sum.Trials), sum.Planned, ctx.Err())
 	}
 	if err != nil {
 		return sum, err
 	}
-	sort.Slice(sum.Trials, func(i, j int) bool { return sum.Trials[i].Key < sum.Trials[j].Key })
-	sum.Elapsed = time.Since(start)
 	return sum, nil
 }
 
-// resume loads finished trials, removes unfinished trial folders and the
-// folders of trials whose class is to be rerun.
-func resume(o Options) (map[string]*result.Trial, error) {
+// rerunClasses removes the finished trials whose class is to be rerun
+// (o.Rerun) from done and from the run folder.
+func rerunClasses(o Options, done map[string]finished) error {
 	var rerun []string
 	for _, c := range o.Rerun {
 		rerun = append(rerun, strings.TrimSpace(c))
 	}
-	planned := map[string]bool{}
-	for _, p := range o.Plan {
-		planned[p.Dir()] = true
-	}
-	entries, err := os.ReadDir(filepath.Join(o.Out, "trials"))
-	if err != nil {
-		return nil, fmt.Errorf("reading the run folder: %w", err)
-	}
-	done := map[string]*result.Trial{}
-	for _, e := range entries {
-		dir := filepath.Join(o.Out, "trials", e.Name())
-		b, err := os.ReadFile(filepath.Join(dir, trial.ResultFile))
-		if err != nil {
-			// Never finished (killed mid-trial): start it again from scratch.
-			if err := os.RemoveAll(dir); err != nil {
-				return nil, fmt.Errorf("removing unfinished trial %s: %w", e.Name(), err)
-			}
-			continue
-		}
-		t := &result.Trial{}
-		if err := json.Unmarshal(b, t); err != nil {
-			if err := os.RemoveAll(dir); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if slices.ContainsFunc(rerun, t.InRerun) {
-			if err := os.RemoveAll(dir); err != nil {
-				return nil, fmt.Errorf("removing trial %s to rerun it: %w", e.Name(), err)
-			}
-			continue
-		}
-		done[t.Key] = t
-	}
-	return done, nil
-}
-
-// checkOrWrite writes v to path, or, when path exists, refuses if it differs.
-func checkOrWrite(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		old := reflect.New(reflect.TypeOf(v)).Interface()
-		if err := json.Unmarshal(b, old); err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
-		}
-		if !reflect.DeepEqual(reflect.ValueOf(old).Elem().Interface(), v) {
-			return fmt.Errorf("%w (%s); use another --out folder, or remove it to start over", ErrConfigChanged, filepath.Base(path))
-		}
+	if len(rerun) == 0 {
 		return nil
 	}
-	if !os.IsNotExist(err) {
-		return fmt.Errorf("reading %s: %w", path, err)
+	for k, f := range done {
+		if slices.ContainsFunc(rerun, f.trial.InRerun) {
+			if err := os.RemoveAll(filepath.Join(o.Out, "trials", f.dir)); err != nil {
+				return fmt.Errorf("removing trial %s to rerun it: %w", f.dir, err)
+			}
+			delete(done, k)
+		}
+	}
+	return nil
+}
+
+// forgetUnplanned deletes from the database the trials the plan does not
+// hold (the earlier versions of trials judged again).
+func forgetUnplanned(ctx context.Context, db store.Store, plan []Planned) error {
+	stored, err := db.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	planned := map[string]bool{}
+	for _, p := range plan {
+		planned[p.Key] = true
+	}
+	for _, t := range stored {
+		if !planned[t.Key] {
+			if err := db.Delete(ctx, t.Key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func ptrIf[T any](ok bool, v *T) *T {
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+// writeIfChanged writes v to path unless the file holds it already.
+func writeIfChanged[T any](path string, had bool, old, v T) error {
+	if had && reflect.DeepEqual(old, v) {
+		return nil
 	}
 	return trial.WriteJSONAtomic(path, v)
 }

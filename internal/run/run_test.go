@@ -117,6 +117,9 @@ func (e *stubExecutor) Execute(ctx context.Context, runDir string, specs []trial
 		}
 		t := &result.Trial{Key: s.Key, Task: s.Task, Model: s.Model, Candidate: s.Candidate, Sample: s.Sample,
 			Outcome: result.OutcomeOK, Pass: true, VCov: 1, Assertions: []result.Assertion{}}
+		if s.Page == "" { // as trial.RunSpec does
+			t.Outcome, t.CrashKind, t.Pass, t.VCov = result.OutcomeCrash, result.CrashNoCandidate, false, 0
+		}
 		if err := os.MkdirAll(filepath.Join(runDir, s.Dir), 0o755); err != nil {
 			return err
 		}
@@ -175,9 +178,12 @@ func TestExecuteResumesThroughItsExecutor(t *testing.T) {
 	require.Len(t, stored, len(plan), "every trial is in the database once")
 
 	other := cfg
-	other.Repeat = 2
+	other.Suite = "elsewhere"
 	_, err = Execute(context.Background(), Options{Out: out, Config: other, Plan: plan, Executor: &stubExecutor{}})
 	require.ErrorIs(t, err, ErrConfigChanged)
+	require.EqualError(t, err, "the run folder was made with a different configuration ("+out+"):\n"+
+		"  refused: suite: starter → elsewhere\n"+
+		"what is refused cannot be resumed: run with the configuration the folder was made with, use another --out folder, or remove "+out+" to start over")
 }
 
 // An interrupted run says so and how to resume.
@@ -189,8 +195,10 @@ func TestExecuteInterrupted(t *testing.T) {
 	defer cancel()
 	sum, err := Execute(ctx, Options{Out: filepath.Join(t.TempDir(), "run"), Config: Config{Repeat: 1}, Plan: plan, Executor: &stubExecutor{after: cancel}})
 	require.ErrorIs(t, err, context.Canceled)
-	require.ErrorContains(t, err, "run the same command to resume")
+	require.EqualError(t, err, "run interrupted with 1 of 2 planned trials finished (they are kept; run the same command to resume): context canceled")
 	require.Equal(t, 1, sum.Ran, "the trial that finished is kept")
+	require.Equal(t, 2, sum.Planned)
+	require.Len(t, sum.Trials, 1)
 }
 
 // Without a runner the local executor has nothing to judge with.

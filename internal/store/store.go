@@ -24,6 +24,9 @@ type Store interface {
 	Save(ctx context.Context, t *result.Trial) error
 	// Trials lists every stored trial, ordered by key.
 	Trials(ctx context.Context) ([]*result.Trial, error)
+	// Delete removes a trial and its assertions; a key not stored is no
+	// error.
+	Delete(ctx context.Context, key string) error
 	// Close releases the database.
 	Close() error
 }
@@ -100,6 +103,24 @@ func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// Delete implements Store.
+func (s *SQLite) Delete(ctx context.Context, key string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("deleting trial %s: %w", key, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM assertions WHERE trial_key = ?`, `DELETE FROM trials WHERE key = ?`} {
+		if _, err := tx.ExecContext(ctx, q, key); err != nil {
+			return fmt.Errorf("deleting trial %s: %w", key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("deleting trial %s: %w", key, err)
+	}
+	return nil
 }
 
 // Close implements Store.

@@ -42,3 +42,27 @@ func TestSQLiteRoundTripAndReplace(t *testing.T) {
 	require.NoError(t, s.db.QueryRow(`SELECT count(*) FROM assertions WHERE trial_key = 'k1'`).Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// Delete removes a trial and its assertions, leaves the others, and is no
+// error for a key that is not stored.
+func TestSQLiteDelete(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "results.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	for _, k := range []string{"a", "b"} {
+		require.NoError(t, s.Save(ctx, &result.Trial{Key: k, Task: "t", Category: "c", Difficulty: "D1", Model: "m", Outcome: result.OutcomeOK,
+			Assertions: []result.Assertion{{Probe: "p", Level: "state", Status: result.StatusFail, Message: "m"}}}))
+	}
+	require.NoError(t, s.Delete(ctx, "a"))
+	require.NoError(t, s.Delete(ctx, "not-stored"))
+	got, err := s.Trials(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "b", got[0].Key)
+	var n int
+	require.NoError(t, s.db.QueryRow(`SELECT count(*) FROM assertions WHERE trial_key = 'a'`).Scan(&n))
+	require.Equal(t, 0, n)
+	require.NoError(t, s.db.QueryRow(`SELECT count(*) FROM assertions WHERE trial_key = 'b'`).Scan(&n))
+	require.Equal(t, 1, n)
+}
