@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,31 +260,17 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	return silentExit(ExitInfrastructure)
 }
 
-// writeResults prints the leaderboard (and the fixtures' check) over the
-// run's finished trials, writes the HTML report page to reportPath —
-// marked partial when page.Partial says why — and prints where everything
-// is.
+// writeResults prints the run's end over its finished trials — the
+// fixtures that did not fail as expected (with a count of those that did),
+// then the leaderboard, then where everything is, so that the summary is
+// the last thing on the screen — and writes the HTML report page to
+// reportPath, marked partial when page.Partial says why.
 func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, reportPath string, page report.Page) error {
+	if o.Fixtures {
+		writeFixtureCheck(io.Out, plan, sum.Trials)
+	}
 	fmt.Fprintln(io.Out)
 	report.Table(io.Out, sum.Trials)
-	if o.Fixtures {
-		fmt.Fprintln(io.Out, "\nFixtures:")
-		for _, p := range plan {
-			if p.Expect == nil {
-				continue
-			}
-			for _, t := range sum.Trials {
-				if t.Key == p.Key {
-					ok, msg := run.CheckFixture(t, p.Expect.Expect)
-					mark := "ok  "
-					if !ok {
-						mark = "MISS"
-					}
-					fmt.Fprintf(io.Out, "  %s %s/%s: %s\n", mark, p.Task.ID, p.Candidate, msg)
-				}
-			}
-		}
-	}
 	page.Generated, page.Trials = time.Now().UTC().Format(time.RFC3339), sum.Trials
 	if err := report.WriteHTML(reportPath, page); err != nil {
 		return err
@@ -295,6 +282,36 @@ func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, re
 	}
 	fmt.Fprintf(io.Out, "\n%d trials (%d run, %d kept) · results: %s · report: %s\n", len(sum.Trials), sum.Ran, sum.Kept, sum.DB, reportPath)
 	return nil
+}
+
+// writeFixtureCheck prints how many fixtures failed where their expect.yaml
+// says and, one line each, those that did not.
+func writeFixtureCheck(w io.Writer, plan []run.Planned, trials []*result.Trial) {
+	byKey := map[string]*result.Trial{}
+	for _, t := range trials {
+		byKey[t.Key] = t
+	}
+	var misses []string
+	judged := 0
+	for _, p := range plan {
+		t, ok := byKey[p.Key]
+		if p.Expect == nil || !ok {
+			continue
+		}
+		judged++
+		if ok, msg := run.CheckFixture(t, p.Expect.Expect); !ok {
+			misses = append(misses, fmt.Sprintf("  MISS %s/%s: %s", p.Task.ID, p.Candidate, msg))
+		}
+	}
+	if judged == 0 {
+		return
+	}
+	if len(misses) == 0 {
+		fmt.Fprintf(w, "\nFixtures: all %d failed where their expect.yaml says\n", judged)
+		return
+	}
+	fmt.Fprintf(w, "\nFixtures: %d of %d failed where their expect.yaml says; %d did not:\n%s\n",
+		judged-len(misses), judged, len(misses), strings.Join(misses, "\n"))
 }
 
 // missingText says which pages a candidates folder lacks and where they

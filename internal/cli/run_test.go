@@ -38,7 +38,9 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	code, stdout, stderr := execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
 	require.Contains(t, stdout, "oracle                1  100.0%")
-	require.Contains(t, stdout, "ok   simulation/tiny/frozen: fails as expected: the box never moves")
+	require.Contains(t, stdout, "\nFixtures: all 1 failed where their expect.yaml says\n")
+	require.Regexp(t, `(?s)Fixtures: .*oracle +1 +100\.0%.*\n2 trials \(2 run, 0 kept\) · results: [^\n]* · report: [^\n]*\n$`, stdout,
+		"the fixtures' check, then the leaderboard, then where the results are: the summary is the last thing printed")
 	require.FileExists(t, filepath.Join(out, "report.html"))
 	require.FileExists(t, filepath.Join(out, "results.db"))
 	st, err := os.Stat(out)

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/run"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // starterDir is the bundled starter suite.
@@ -53,4 +58,33 @@ func TestRunSubsetErrors(t *testing.T) {
 	code, _, errOut = execute(t, "run", "--oracle", "--out", t.TempDir(), "--variants", variants, "--task", "rendering/fog-depth", starterDir())
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, "--variants "+variants+": no variant of the 1 selected tasks (write them with 'worldprobe suite perturb')")
+}
+
+// TestFixtureCheckListsOnlyMisses: the end of a run counts the fixtures
+// that failed as expected and names only those that did not.
+func TestFixtureCheckListsOnlyMisses(t *testing.T) {
+	tk := &task.Task{ID: "simulation/pendulum"}
+	var plan []run.Planned
+	var trials []*result.Trial
+	for i, name := range []string{"fast", "frozen", "wrong-hud"} {
+		key := "k" + name
+		plan = append(plan, run.Planned{Key: key, Task: tk, Candidate: name,
+			Expect: &task.Fixture{Name: name, Expect: task.Expect{Fails: []string{"swing"}}}})
+		tr := &result.Trial{Key: key, Outcome: result.OutcomeOK}
+		if i != 1 {
+			tr.Assertions = []result.Assertion{{Probe: "swing", Status: result.StatusFail}}
+		} else {
+			tr.Pass = true
+		}
+		trials = append(trials, tr)
+	}
+	plan = append(plan, run.Planned{Key: "oracle", Task: tk, Candidate: "solution"})
+	var b strings.Builder
+	writeFixtureCheck(&b, plan, trials)
+	require.Equal(t, "\nFixtures: 2 of 3 failed where their expect.yaml says; 1 did not:\n"+
+		"  MISS simulation/pendulum/frozen: probe swing passed but should fail; every assertion passed\n", b.String())
+
+	b.Reset()
+	writeFixtureCheck(&b, plan[:1], trials)
+	require.Equal(t, "\nFixtures: all 1 failed where their expect.yaml says\n", b.String())
 }
