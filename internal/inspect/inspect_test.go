@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -103,8 +104,10 @@ func TestOutcomeKinds(t *testing.T) {
 			require.Equal(t, c.kind, r.Crash.Kind, "message: %s", r.Crash.Message)
 			require.Contains(t, r.Crash.Message, c.msg)
 			if c.kind == CrashTimeout {
-				// Control comes back by the deadline plus the time to kill the renderer.
-				require.Less(t, time.Since(start), 4*time.Second+10*time.Second)
+				// Control comes back at the page's 4 s deadline (plus the time
+				// to open the page and kill the renderer, long on a loaded
+				// machine), not at the default call timeout nor never.
+				require.Less(t, time.Since(start), session.DefaultCallTimeout)
 				require.Equal(t, 9, r.Frames, "frames completed before the endless loop")
 			}
 		})
@@ -163,6 +166,10 @@ func TestDeterministicStateHash(t *testing.T) {
 }
 
 func TestDeterministicUnderCPULoad(t *testing.T) {
+	// It loads every core for a minute, slowing every test beside it: the
+	// slow tests run it ('make test' runs the rest of the determinism
+	// tests on a machine loaded by the packages tested in parallel).
+	testenv.Slow(t)
 	in := inspector(t, func(o *Options) { o.Frames = 90 })
 	quiet := run(t, in, page("ok.html"))
 
@@ -269,9 +276,22 @@ func corpusWorlds(t *testing.T) []string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
+func fileSize(t *testing.T, p string) int64 {
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	return st.Size()
+}
+
+// TestCorpusWorldsLoadOffline: real model-written worlds load offline and
+// draw. 'make test' loads the smallest; the slow tests all five (minutes
+// on 2 cores: one world is heavy).
 func TestCorpusWorldsLoadOffline(t *testing.T) {
 	worlds := corpusWorlds(t)
 	require.Len(t, worlds, 5)
+	if !testenv.SlowEnabled() {
+		sort.Slice(worlds, func(i, j int) bool { return fileSize(t, worlds[i]) < fileSize(t, worlds[j]) })
+		worlds = worlds[:1]
+	}
 	// One world at a time, small: they share one GPU process, and a heavy
 	// world's drawing must not be taken for another world hanging.
 	in := inspector(t, func(o *Options) {
