@@ -22,6 +22,10 @@ import (
 
 // Options configure a benchmark run.
 type Options struct {
+	// Browser is how every browser of the run is launched (executable,
+	// sandbox, memory caps); Jobs, Width and Height are set from the
+	// fields below.
+	Browser      browser.Options
 	ChromiumPath string
 	Resolver     *resolve.Resolver
 	Jobs         int
@@ -114,7 +118,9 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
-	b, err := browser.Launch(ctx, browser.Options{ExecPath: o.ChromiumPath, Jobs: o.Jobs, Width: o.Width, Height: o.Height})
+	bo := o.Browser
+	bo.ExecPath, bo.Jobs, bo.Width, bo.Height = o.ChromiumPath, o.Jobs, o.Width, o.Height
+	b, err := browser.Launch(ctx, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -228,8 +234,10 @@ func clockCompare(ctx context.Context, b *browser.Browser, o Options) (ClockComp
 	s.Close()
 
 	// Plain Chromium as fast as it can draw the same frames.
-	fast, err := browser.Launch(ctx, browser.Options{ExecPath: o.ChromiumPath, Jobs: 1, Width: o.Width, Height: o.Height,
-		ExtraFlags: map[string]any{"disable-frame-rate-limit": true, "disable-gpu-vsync": true}})
+	fo := o.Browser
+	fo.ExecPath, fo.Jobs, fo.Width, fo.Height = o.ChromiumPath, 1, o.Width, o.Height
+	fo.ExtraFlags = map[string]any{"disable-frame-rate-limit": true, "disable-gpu-vsync": true}
+	fast, err := browser.Launch(ctx, fo)
 	if err != nil {
 		return c, err
 	}

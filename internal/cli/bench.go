@@ -85,7 +85,14 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	if o.Frames < 1 || o.Rounds < 1 || o.WorldFrames < 1 || o.Restarts < 1 {
 		return usageErr("--frames, --rounds, --world-frames and --restarts must be at least 1")
 	}
+	if o.OnlySuite && o.Suite == "" {
+		return usageErr("--only-suite needs --suite SUITE")
+	}
 	w, h, err := o.size()
+	if err != nil {
+		return err
+	}
+	bo, err := o.browserOptions(w, h)
 	if err != nil {
 		return err
 	}
@@ -127,7 +134,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	}
 	start := time.Now()
 	r, err := bench.Run(ctx, bench.Options{
-		ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
+		Browser: bo, ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
 		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, SuiteTasks: o.SuiteTasks, OnlySuite: o.OnlySuite,
 		ProbePages: probes, ProbeRestarts: o.Restarts, OnlyProbes: o.OnlyProbes,
 		Progress: func(msg string) {

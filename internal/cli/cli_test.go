@@ -79,6 +79,8 @@ func TestUsageErrors(t *testing.T) {
 		{"inspect", "--viewport", "big", "x.html"},
 		{"inspect", "--no-such-flag", "x.html"},
 		{"no-such-command"},
+		{"bench", "--only-suite"},
+		{"bench", "--page-memory", "-1"},
 	}
 	for _, args := range cases {
 		code, _, errOut := execute(t, args...)

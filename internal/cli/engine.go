@@ -96,19 +96,30 @@ func (f *engineFlags) nodeModules(io IO) (string, error) {
 	return "", errors.New("vendored packages not found: run 'make setup' (npm ci in web/) or pass --web")
 }
 
-// start launches the browser and loads the resolver. width and height
-// size the browser's window (0: the browser's default); each page sets its
-// own viewport whatever the window.
-func (f *engineFlags) start(ctx context.Context, io IO, width, height int) (*browser.Browser, *resolve.Resolver, error) {
+// browserOptions are the browser's launch options from the flags, or a
+// usage error naming the bad flag.
+func (f *engineFlags) browserOptions(width, height int) (browser.Options, error) {
 	if f.Jobs < 1 {
-		return nil, nil, usageErr("--jobs must be at least 1")
+		return browser.Options{}, usageErr("--jobs must be at least 1")
 	}
 	if f.PageMemoryMiB < 0 {
-		return nil, nil, usageErr("--page-memory must be 0 (no cap) or a number of MiB")
+		return browser.Options{}, usageErr("--page-memory must be 0 (no cap) or a number of MiB")
 	}
 	perPage := int64(f.PageMemoryMiB) << 20
 	if perPage == 0 {
 		perPage = -1
+	}
+	return browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: width, Height: height,
+		UnsafeNoSandbox: f.UnsafeNoSandbox, Memory: browser.MemoryLimits{PerPage: perPage}}, nil
+}
+
+// start launches the browser and loads the resolver. width and height
+// size the browser's window (0: the browser's default); each page sets its
+// own viewport whatever the window.
+func (f *engineFlags) start(ctx context.Context, io IO, width, height int) (*browser.Browser, *resolve.Resolver, error) {
+	opts, err := f.browserOptions(width, height)
+	if err != nil {
+		return nil, nil, err
 	}
 	nm, err := f.nodeModules(io)
 	if err != nil {
@@ -118,8 +129,7 @@ func (f *engineFlags) start(ctx context.Context, io IO, width, height int) (*bro
 	if err != nil {
 		return nil, nil, runtimeErr(fmt.Errorf("loading vendored packages: %w", err))
 	}
-	b, err := browser.Launch(ctx, browser.Options{ExecPath: f.Chromium, Jobs: f.Jobs, Width: width, Height: height,
-		UnsafeNoSandbox: f.UnsafeNoSandbox, Memory: browser.MemoryLimits{PerPage: perPage}})
+	b, err := browser.Launch(ctx, opts)
 	if err != nil {
 		return nil, nil, runtimeErr(err)
 	}
