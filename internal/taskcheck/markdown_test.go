@@ -13,11 +13,22 @@ func TestKillRates(t *testing.T) {
 	at := func(seed int64, task string, killed, nonEq int) *Report {
 		return &Report{Task: task, Mutation: &Mutation{Total: nonEq, Killed: killed, Selection: &mutate.Options{Seed: seed, Max: 20}}}
 	}
+	weak := at(7, "a/y", 17, 18)
+	weak.Mutation.Survived = 1
+	weak.Mutation.Mutants = []MutantResult{{Mutant: mutate.Mutant{ID: "scale-constant-5", Line: 55, Description: "scale 3 ×1.5 → 4.5"},
+		Status: Survived, Difference: "differs from the reference at probe p"}}
+	loaded := at(7, "c/z", 9, 10)
+	loaded.Mutation.Unjudged = 1
 	got := KillRates([][]*Report{
 		{at(1, "b/x", 20, 20), at(1, "a/y", 18, 18)},
-		{at(7, "a/y", 17, 18)},
+		{weak, loaded},
 	})
-	require.Equal(t, "| task | seed 1 | seed 7 |\n|---|---:|---:|\n| a/y | 100.0% (18/18) | 94.4% (17/18) |\n| b/x | 100.0% (20/20) | - |\n", got)
+	require.Equal(t, "| task | seed 1 | seed 7 |\n|---|---:|---:|\n"+
+		"| a/y | 100.0% (18/18) | 94.4% (17/18) |\n"+
+		"| b/x | 100.0% (20/20) | - |\n"+
+		"| c/z | - | 100.0% (9/9, 1 unjudged) |\n"+
+		"| **all** | **100.0%** (38/38) | **96.3%** (26/27, 1 unjudged) |\n"+
+		"\nSurvivors:\n\n- seed 7, a/y `scale-constant-5` (line 55): scale 3 ×1.5 → 4.5 — differs from the reference at probe p\n", got)
 }
 
 func TestMarkdown(t *testing.T) {

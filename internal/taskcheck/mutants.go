@@ -538,6 +538,8 @@ func KillRates(sets [][]*Report) string {
 	var seeds []string
 	byTask := map[string][]string{}
 	var order []string
+	killed, nonEq, unjudged := make([]int, len(sets)), make([]int, len(sets)), make([]int, len(sets))
+	var survivors []string
 	for i, set := range sets {
 		seed := "?"
 		for _, r := range set {
@@ -555,6 +557,15 @@ func KillRates(sets [][]*Report) string {
 			cell := "-"
 			if m := r.Mutation; m != nil {
 				cell = fmt.Sprintf("%.1f%% (%d/%d)", 100*m.KillRate(), m.Killed, m.NonEquivalent())
+				if m.Unjudged > 0 {
+					cell = fmt.Sprintf("%.1f%% (%d/%d, %d unjudged)", 100*m.KillRate(), m.Killed, m.NonEquivalent(), m.Unjudged)
+				}
+				killed[i], nonEq[i], unjudged[i] = killed[i]+m.Killed, nonEq[i]+m.NonEquivalent(), unjudged[i]+m.Unjudged
+				for _, mu := range m.Mutants {
+					if mu.Status == Survived {
+						survivors = append(survivors, fmt.Sprintf("- seed %s, %s `%s` (line %d): %s — %s", seed, r.Task, mu.ID, mu.Line, mu.Description, mu.Difference))
+					}
+				}
 			}
 			byTask[r.Task][i] = cell
 		}
@@ -570,6 +581,21 @@ func KillRates(sets [][]*Report) string {
 			}
 		}
 		b.WriteString("| " + t + " | " + strings.Join(cells, " | ") + " |\n")
+	}
+	totals := make([]string, len(sets))
+	for i := range sets {
+		rate := 0.0
+		if nonEq[i] > 0 {
+			rate = float64(killed[i]) / float64(nonEq[i])
+		}
+		totals[i] = fmt.Sprintf("**%.1f%%** (%d/%d)", 100*rate, killed[i], nonEq[i])
+		if unjudged[i] > 0 {
+			totals[i] = fmt.Sprintf("**%.1f%%** (%d/%d, %d unjudged)", 100*rate, killed[i], nonEq[i], unjudged[i])
+		}
+	}
+	b.WriteString("| **all** | " + strings.Join(totals, " | ") + " |\n")
+	if len(survivors) > 0 {
+		b.WriteString("\nSurvivors:\n\n" + strings.Join(survivors, "\n") + "\n")
 	}
 	return b.String()
 }
