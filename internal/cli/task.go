@@ -260,6 +260,11 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 				fmt.Fprintf(io.Out, "  fixture %s: %s\n", f.Name, f.Message)
 			}
 		}
+		if m := r.Mutation; m != nil && r.Partial == "" {
+			for _, id := range r.Unbroken() {
+				fmt.Fprintf(io.Out, "  requirement %s: no fixture or killed mutant breaks its covering probes (add a fixture that breaks it, see docs/authoring.md)\n", id)
+			}
+		}
 		if m := r.Mutation; m != nil {
 			for _, mr := range m.Mutants {
 				if mr.Status == taskcheck.Unjudged {

@@ -123,4 +123,9 @@ func TestPartialReport(t *testing.T) {
 	require.True(t, partial.Hardened())
 	partial.Mutation = &Mutation{Total: 12, Killed: 11, Survived: 1}
 	require.False(t, partial.Hardened())
+
+	// Only the mutants named on the command line: the same.
+	byID := *full
+	byID.Mutation = &Mutation{Total: 1, Killed: 1, Selection: &mutate.Options{IDs: []string{"scale-constant-5"}}}
+	require.True(t, byID.OK(), "a check of one named mutant cannot show every requirement breakable")
 }

@@ -82,6 +82,10 @@ func (r *Report) Unbroken() []string {
 	return out
 }
 
+// chosenByID reports whether only mutants named by id were judged (task
+// check --mutants): a subset that need not break every requirement.
+func (m *Mutation) chosenByID() bool { return m.Selection != nil && len(m.Selection.IDs) > 0 }
+
 // AlternateResult is one alternate solution's check: like the reference, it
 // must pass every assertion ReferenceRuns times with identical verdicts and
 // state hashes.
@@ -161,8 +165,9 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
-	// Without fixtures a requirement may be unbroken only for want of them.
-	if r.Mutation != nil && r.Partial == "" && len(r.Unbroken()) > 0 {
+	// Without fixtures, or with only the mutants asked for by id, a
+	// requirement may be unbroken only for want of them.
+	if r.Mutation != nil && r.Partial == "" && !r.Mutation.chosenByID() && len(r.Unbroken()) > 0 {
 		return false
 	}
 	return r.Mutation == nil || r.Mutation.Hardened()
