@@ -23,27 +23,11 @@ func LoadSuite(dir string) ([]*Task, error) {
 		if !c.IsDir() || strings.HasPrefix(c.Name(), ".") {
 			continue
 		}
-		slugs, err := os.ReadDir(filepath.Join(dir, c.Name()))
+		ts, err := loadCategory(filepath.Join(dir, c.Name()))
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		for _, s := range slugs {
-			if !s.IsDir() || strings.HasPrefix(s.Name(), ".") {
-				continue
-			}
-			tdir := filepath.Join(dir, c.Name(), s.Name())
-			if _, err := os.Stat(filepath.Join(tdir, TaskFile)); errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, posErr(tdir, 0, "no %s in this task folder", TaskFile))
-				continue
-			}
-			t, err := Load(tdir)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			tasks = append(tasks, t)
-		}
+		tasks = append(tasks, ts...)
 	}
 	sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
 	return tasks, errors.Join(errs...)
