@@ -25,10 +25,9 @@ type Options struct {
 	// Browser is how every browser of the run is launched (executable,
 	// sandbox, memory caps); Jobs, Width and Height are set from the
 	// fields below.
-	Browser      browser.Options
-	ChromiumPath string
-	Resolver     *resolve.Resolver
-	Jobs         int
+	Browser  browser.Options
+	Resolver *resolve.Resolver
+	Jobs     int
 	// SmallPage is the small scene used for clock comparisons.
 	SmallPage string
 	// ThroughputPages are inspected Rounds times each with Jobs workers.
@@ -119,7 +118,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		o.Progress = func(string) {}
 	}
 	bo := o.Browser
-	bo.ExecPath, bo.Jobs, bo.Width, bo.Height = o.ChromiumPath, o.Jobs, o.Width, o.Height
+	bo.Jobs, bo.Width, bo.Height = o.Jobs, o.Width, o.Height
 	b, err := browser.Launch(ctx, bo)
 	if err != nil {
 		return nil, err
@@ -235,7 +234,7 @@ func clockCompare(ctx context.Context, b *browser.Browser, o Options) (ClockComp
 
 	// Plain Chromium as fast as it can draw the same frames.
 	fo := o.Browser
-	fo.ExecPath, fo.Jobs, fo.Width, fo.Height = o.ChromiumPath, 1, o.Width, o.Height
+	fo.Jobs, fo.Width, fo.Height = 1, o.Width, o.Height
 	fo.ExtraFlags = map[string]any{"disable-frame-rate-limit": true, "disable-gpu-vsync": true}
 	fast, err := browser.Launch(ctx, fo)
 	if err != nil {

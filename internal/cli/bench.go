@@ -70,7 +70,7 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.StringVar(&o.Examples, "examples", "examples", "folder of example pages (<name>/index.html)")
 	f.StringVar(&o.Corpus, "corpus", "", "folder of heavier worlds (<name>/world.html); default ../shared/corpus/worldbench/worlds when present")
 	f.StringVar(&o.Suite, "suite", "", "also judge the references and fixtures of this suite (or category, or task folder) on the virtual and on the real clock")
-	f.StringSliceVar(&o.SuiteTasks, "task", nil, "only the --suite tasks whose ids match these globs, e.g. 'simulation/*' (comma-separated or repeated)")
+	registerTaskFlag(f, &o.SuiteTasks, "--suite tasks")
 	f.BoolVar(&o.OnlySuite, "only-suite", false, "measure only the --suite comparison")
 	f.BoolVar(&o.NoWorlds, "no-worlds", false, "skip the corpus worlds")
 	f.StringSliceVar(&o.Probes, "probes", nil, "pages whose per-probe cost is measured (default the small scene and two starter references)")
@@ -134,7 +134,7 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	}
 	start := time.Now()
 	r, err := bench.Run(ctx, bench.Options{
-		Browser: bo, ChromiumPath: o.Chromium, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
+		Browser: bo, Resolver: res, Jobs: o.Jobs, SmallPage: small, ThroughputPages: pages,
 		Rounds: o.Rounds, Frames: o.Frames, Worlds: worlds, WorldFrames: o.WorldFrames, Width: w, Height: h, Suite: o.Suite, SuiteTasks: o.SuiteTasks, OnlySuite: o.OnlySuite,
 		ProbePages: probes, ProbeRestarts: o.Restarts, OnlyProbes: o.OnlyProbes,
 		Progress: func(msg string) {

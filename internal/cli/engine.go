@@ -41,6 +41,13 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 		"run Chromium WITHOUT its sandbox, when it cannot start on this machine (candidate pages are then unconfined; every report says so)")
 }
 
+// registerTaskFlag registers --task, the globs over task ids that keep a
+// subset of the tasks given (task.Select); which names those tasks in the
+// help ("tasks", "--suite tasks").
+func registerTaskFlag(fs *pflag.FlagSet, patterns *[]string, which string) {
+	fs.StringSliceVar(patterns, "task", nil, "only the "+which+" whose ids match these globs, e.g. 'simulation/*' or '*/pendulum' (comma-separated or repeated)")
+}
+
 // The sizes --viewport accepts, in CSS pixels.
 const (
 	minViewport = 16

@@ -44,7 +44,7 @@ layout used to hand tasks to someone writing a solution blind).`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Out, "out", "", "write DIR/<task-id>/prompt.md per task instead of printing")
-	cmd.Flags().StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'rendering/*' (comma-separated or repeated)")
+	registerTaskFlag(cmd.Flags(), &o.Tasks, "tasks")
 	return cmd
 }
 

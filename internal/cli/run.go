@@ -103,7 +103,7 @@ says how many trials were retried and why.
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.StringArrayVar(&o.Candidates, "candidates", nil, "[MODEL=]DIR of candidate pages (repeatable); MODEL defaults to DIR's name")
-	f.StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' or '*/pendulum' (comma-separated or repeated)")
+	registerTaskFlag(f, &o.Tasks, "tasks")
 	f.BoolVar(&o.Oracle, "oracle", false, "add each task's reference solution as model 'oracle'")
 	f.BoolVar(&o.Fixtures, "fixtures", false, "add each task's flawed fixtures as model 'fixtures'")
 	f.IntVar(&o.Repeat, "repeat", 1, "samples per task and candidate")

@@ -85,7 +85,7 @@ the leaderboard then shows Core vs. Robust V-Cov per model and the drop.
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.IntVar(&o.Variants, "variants", 3, "variants per task")
-	f.StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' (comma-separated or repeated)")
+	registerTaskFlag(f, &o.Tasks, "tasks")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the draw")
 	f.StringVar(&o.Out, "out", "", "folder to write the variants to (required)")
 	f.BoolVar(&o.Check, "check", false, "run 'task check' (reference only) on every variant")
@@ -103,8 +103,9 @@ func runPerturb(ctx context.Context, io IO, o *PerturbOptions) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	outAbs := mustAbs(o.Out) + string(filepath.Separator)
 	for _, p := range o.Paths {
-		if abs, _ := filepath.Abs(o.Out); strings.HasPrefix(abs+string(filepath.Separator), mustAbs(p)+string(filepath.Separator)) {
+		if strings.HasPrefix(outAbs, mustAbs(p)+string(filepath.Separator)) {
 			return usageErr("--out %s is inside %s; write variants elsewhere", o.Out, p)
 		}
 	}

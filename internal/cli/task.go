@@ -90,7 +90,7 @@ tasks; --task keeps those whose ids match a glob):
 		},
 	}
 	o.engineFlags.register(cmd.Flags())
-	cmd.Flags().StringSliceVar(&o.Tasks, "task", nil, "only the tasks whose ids match these globs, e.g. 'simulation/*' or '*/pendulum' (comma-separated or repeated)")
+	registerTaskFlag(cmd.Flags(), &o.Tasks, "tasks")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the reports as JSON")
 	cmd.Flags().BoolVar(&o.NoMutants, "no-mutants", false, "skip mutation testing (lint, reference and fixtures only)")
 	cmd.Flags().Int64Var(&o.Seed, "seed", 1, "seed of the mutant selection")

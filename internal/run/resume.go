@@ -74,16 +74,15 @@ func (e *ConfigError) Error() string {
 		refused = refused || c.Kind == Refused
 		changed = changed || c.Kind == Changed
 	}
-	update := fmt.Sprintf("--update-changed judges again the %s of the changed tasks and pages and keeps the other %s",
+	update := fmt.Sprintf("judges again the %s of the changed tasks and pages and keeps the other %s",
 		plural(e.Rerun, "trial"), plural(e.Keep, "finished trial"))
-	switch {
-	case refused && changed && !e.UpdateChanged:
-		fmt.Fprintf(&b, "\nwhat is refused cannot be resumed: run with the configuration the folder was made with, use another --out folder, or remove %s to start over (%s, but only once nothing refused is left)", e.Dir, update)
-	case refused:
-		fmt.Fprintf(&b, "\nwhat is refused cannot be resumed: run with the configuration the folder was made with, use another --out folder, or remove %s to start over", e.Dir)
-	default:
-		fmt.Fprintf(&b, "\nrun the same command with --update-changed: it judges again the %s of the changed tasks and pages and keeps the other %s; or use another --out folder",
-			plural(e.Rerun, "trial"), plural(e.Keep, "finished trial"))
+	if !refused {
+		fmt.Fprintf(&b, "\nrun the same command with --update-changed: it %s; or use another --out folder", update)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nwhat is refused cannot be resumed: run with the configuration the folder was made with, use another --out folder, or remove %s to start over", e.Dir)
+	if changed && !e.UpdateChanged {
+		fmt.Fprintf(&b, " (--update-changed %s, but only once nothing refused is left)", update)
 	}
 	return b.String()
 }
@@ -126,20 +125,21 @@ func scan(out string) (map[string]finished, []string, error) {
 	return done, unfinished, nil
 }
 
-// readStored reads a JSON file of the run folder into v; it reports false
-// when the file does not exist.
-func readStored(path string, v any) (bool, error) {
+// readStored reads a JSON file of the run folder; nil when the file does
+// not exist.
+func readStored[T any](path string) (*T, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	v := new(T)
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return true, nil
+	return v, nil
 }
 
 // reconciliation is what resuming a run folder with a new configuration
@@ -425,12 +425,7 @@ func splitPageKey(k string, cfg *Config) (string, bool) {
 	return "", false
 }
 
-func short(digest string) string {
-	if len(digest) > 12 {
-		return digest[:12]
-	}
-	return orNone(digest)
-}
+func short(digest string) string { return orNone(digest[:min(12, len(digest))]) }
 
 func orNone(s string) string {
 	if s == "" {

@@ -219,10 +219,9 @@ func TestResumeRefusesRemovals(t *testing.T) {
 // now (12 digits each).
 func digestOf(t *testing.T, f *resumeFixture, i int) string {
 	t.Helper()
-	var l Lock
-	ok, err := readStored(filepath.Join(f.out, "lock.json"), &l)
+	l, err := readStored[Lock](filepath.Join(f.out, "lock.json"))
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.NotNil(t, l)
 	now, err := f.tasks[i].Digest()
 	require.NoError(t, err)
 	return l.Tasks[f.tasks[i].ID][:12] + " → " + now[:12]

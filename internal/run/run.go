@@ -133,13 +133,11 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		}
 	}
 	cfgPath, lockPath := filepath.Join(o.Out, "config.json"), filepath.Join(o.Out, "lock.json")
-	var oldCfg Config
-	var oldLock Lock
-	hasCfg, err := readStored(cfgPath, &oldCfg)
+	oldCfg, err := readStored[Config](cfgPath)
 	if err != nil {
 		return nil, err
 	}
-	hasLock, err := readStored(lockPath, &oldLock)
+	oldLock, err := readStored[Lock](lockPath)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +145,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := reconcile(ptrIf(hasCfg, &oldCfg), ptrIf(hasLock, &oldLock), o.Config, lock, o.Plan, done)
+	rec := reconcile(oldCfg, oldLock, o.Config, lock, o.Plan, done)
 	if rec.refused(o.UpdateChanged) {
 		return nil, &ConfigError{Dir: o.Out, Changes: rec.changes, UpdateChanged: o.UpdateChanged, Rerun: rec.rerun, Keep: rec.keep}
 	}
@@ -165,10 +163,10 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		}
 		delete(done, k)
 	}
-	if err := writeIfChanged(lockPath, hasLock, oldLock, lock); err != nil {
+	if err := writeIfChanged(lockPath, oldLock, lock); err != nil {
 		return nil, err
 	}
-	if err := writeIfChanged(cfgPath, hasCfg, oldCfg, o.Config); err != nil {
+	if err := writeIfChanged(cfgPath, oldCfg, o.Config); err != nil {
 		return nil, err
 	}
 	if err := rerunClasses(o, done); err != nil {
@@ -279,16 +277,10 @@ func forgetUnplanned(ctx context.Context, db store.Store, plan []Planned) error 
 	return nil
 }
 
-func ptrIf[T any](ok bool, v *T) *T {
-	if !ok {
-		return nil
-	}
-	return v
-}
-
-// writeIfChanged writes v to path unless the file holds it already.
-func writeIfChanged[T any](path string, had bool, old, v T) error {
-	if had && reflect.DeepEqual(old, v) {
+// writeIfChanged writes v to path unless the file holds it already (old:
+// what it holds, nil when there is no file).
+func writeIfChanged[T any](path string, old *T, v T) error {
+	if old != nil && reflect.DeepEqual(*old, v) {
 		return nil
 	}
 	return trial.WriteJSONAtomic(path, v)
