@@ -11,8 +11,6 @@ import (
 const (
 	// DefaultResamples is how many bootstrap resamples an interval draws.
 	DefaultResamples = 2000
-	// DefaultSeed seeds the resampling when no seed is given.
-	DefaultSeed uint64 = 1
 	// confidence is the interval's level: the 2.5th to the 97.5th
 	// percentile.
 	confidence = 0.95
@@ -25,8 +23,8 @@ const (
 type BootstrapOptions struct {
 	// Resamples is how many resamples to draw; ≤ 0 means DefaultResamples.
 	Resamples int `json:"resamples"`
-	// Seed seeds the resampling: the same trials and seed give the same
-	// interval.
+	// Seed seeds the resampling (the zero value, 0, is a seed like any
+	// other): the same trials and seed give the same interval.
 	Seed uint64 `json:"seed"`
 }
 
