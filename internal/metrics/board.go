@@ -59,23 +59,18 @@ func (r BoardRow) PassAt(k int) *float64 {
 // or human hours are invalid (see Efficiency).
 func NewBoard(trials []*result.Trial, o BoardOptions) (Board, error) {
 	if o.Ks == nil {
-		o.Ks = DefaultKs
+		o.Ks = append([]int(nil), DefaultKs...)
 	}
 	o.Bootstrap.Resamples = o.Bootstrap.resamples()
-	all := Summarise(trials)
-	b := Board{Trials: all.Trials, Infra: all.Infra, Bootstrap: o.Bootstrap, Ks: o.Ks, Rate: o.Economics.Rate}
-	if b.Rate <= 0 {
-		b.Rate = DefaultRate
+	econ, err := newEconomy(o.Economics)
+	if err != nil {
+		return Board{}, err
 	}
-	byRow := group(trials, rowKey)
-	for _, r := range Leaderboard(trials) {
-		ts := byRow[rowKey(&result.Trial{Model: r.Model, Repair: r.Repair})]
-		econ, err := Efficiency(ts, o.Economics)
-		if err != nil {
-			return b, err
-		}
-		b.Rows = append(b.Rows, BoardRow{Row: r, VCovCI: VCovInterval(ts, o.Bootstrap), PassAtK: PassAtKs(ts, o.Ks),
-			Attributions: AttributionShares(ts), Economics: econ})
+	all := Summarise(trials)
+	b := Board{Trials: all.Trials, Infra: all.Infra, Bootstrap: o.Bootstrap, Ks: o.Ks, Rate: econ.rate}
+	for _, g := range rowGroups(trials) {
+		b.Rows = append(b.Rows, BoardRow{Row: g.row, VCovCI: VCovInterval(g.trials, o.Bootstrap), PassAtK: PassAtKs(g.trials, o.Ks),
+			Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials)})
 	}
 	return b, nil
 }

@@ -87,52 +87,72 @@ type Economics struct {
 // over a zero denominator, is nil with the reason in NA. It fails on a
 // negative cost, time or human hours and on two records of one page.
 func Efficiency(trials []*result.Trial, o EconomicsOptions) (Economics, error) {
-	e := Economics{Rate: o.Rate}
-	if e.Rate <= 0 {
-		e.Rate = DefaultRate
+	e, err := newEconomy(o)
+	if err != nil {
+		return Economics{}, err
 	}
-	gens := make(map[string]Generation, len(o.Generations))
+	return e.over(trials), nil
+}
+
+// economy is EconomicsOptions checked, its records indexed by trial.
+type economy struct {
+	gens  map[string]Generation
+	hours map[string]float64
+	rate  float64
+}
+
+func newEconomy(o EconomicsOptions) (*economy, error) {
+	e := &economy{gens: make(map[string]Generation, len(o.Generations)), hours: o.HumanHours, rate: o.Rate}
+	if e.rate <= 0 {
+		e.rate = DefaultRate
+	}
 	for _, g := range o.Generations {
 		switch {
 		case g.CostUSD != nil && (*g.CostUSD < 0 || math.IsNaN(*g.CostUSD)):
-			return e, fmt.Errorf("generation of %s/%s sample %d: cost %v USD is negative", g.Model, g.Task, g.Sample, *g.CostUSD)
+			return nil, fmt.Errorf("generation of %s/%s sample %d: cost %v USD is negative", g.Model, g.Task, g.Sample, *g.CostUSD)
 		case g.ModelSeconds != nil && (*g.ModelSeconds < 0 || math.IsNaN(*g.ModelSeconds)):
-			return e, fmt.Errorf("generation of %s/%s sample %d: model time %v s is negative", g.Model, g.Task, g.Sample, *g.ModelSeconds)
+			return nil, fmt.Errorf("generation of %s/%s sample %d: model time %v s is negative", g.Model, g.Task, g.Sample, *g.ModelSeconds)
 		}
-		if _, dup := gens[g.key()]; dup {
-			return e, fmt.Errorf("two generation records of %s/%s sample %d %s", g.Model, g.Task, g.Sample, g.Repair)
+		if _, dup := e.gens[g.key()]; dup {
+			return nil, fmt.Errorf("two generation records of %s/%s sample %d %s", g.Model, g.Task, g.Sample, g.Repair)
 		}
-		gens[g.key()] = g
+		e.gens[g.key()] = g
 	}
 	for id, h := range o.HumanHours {
 		if h < 0 || math.IsNaN(h) {
-			return e, fmt.Errorf("task %s: human hours %v is negative", id, h)
+			return nil, fmt.Errorf("task %s: human hours %v is negative", id, h)
 		}
 	}
+	return e, nil
+}
+
+// over computes RoA and TEM over the scored trials.
+func (e *economy) over(trials []*result.Trial) Economics {
+	out := Economics{Rate: e.rate}
 	for _, t := range trials {
 		if !t.Scored() {
 			continue
 		}
-		e.Scored++
-		h, ok := o.HumanHours[t.Task]
+		out.Scored++
+		h, ok := e.hours[t.Task]
 		if !ok {
-			e.NoHours++
+			out.NoHours++
 			continue
 		}
-		g, ok := gens[trialKey(t)]
+		g, ok := e.gens[trialKey(t)]
 		if !ok {
 			continue
 		}
 		if g.CostUSD != nil {
-			e.RoA.add(t.VCov*h*e.Rate, *g.CostUSD)
+			out.RoA.add(t.VCov*h*e.rate, *g.CostUSD)
 		}
 		if g.ModelSeconds != nil {
-			e.TEM.add(t.VCov*h, *g.ModelSeconds/3600)
+			out.TEM.add(t.VCov*h, *g.ModelSeconds/3600)
 		}
 	}
-	e.RoA.finish("generation cost")
-	e.TEM.finish("model time")
-	return e, nil
+	out.RoA.finish("generation cost")
+	out.TEM.finish("model time")
+	return out
 }
 
 func (r *Ratio) add(num, den float64) {

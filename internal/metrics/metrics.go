@@ -100,18 +100,36 @@ func Summarise(trials []*result.Trial) Scores {
 // Leaderboard groups trials by model and repair, best V-Cov first (ties
 // by name).
 func Leaderboard(trials []*result.Trial) []Row {
-	byRow := group(trials, rowKey)
-	rows := make([]Row, 0, len(byRow))
-	for _, ts := range byRow {
-		rows = append(rows, row(ts))
+	groups := rowGroups(trials)
+	rows := make([]Row, len(groups))
+	for i, g := range groups {
+		rows[i] = g.row
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if math.Abs(rows[i].VCov-rows[j].VCov) > 1e-12 {
-			return rows[i].VCov > rows[j].VCov
-		}
-		return rows[i].Name() < rows[j].Name()
-	})
 	return rows
+}
+
+// rowGroup is a leaderboard row with the trials it was computed from.
+type rowGroup struct {
+	row    Row
+	trials []*result.Trial
+}
+
+// rowGroups computes the leaderboard rows in their order, each with its
+// trials.
+func rowGroups(trials []*result.Trial) []rowGroup {
+	byRow := group(trials, rowKey)
+	out := make([]rowGroup, 0, len(byRow))
+	for _, ts := range byRow {
+		out = append(out, rowGroup{row: row(ts), trials: ts})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].row, out[j].row
+		if math.Abs(a.VCov-b.VCov) > 1e-12 {
+			return a.VCov > b.VCov
+		}
+		return a.Name() < b.Name()
+	})
+	return out
 }
 
 // rowKey is the leaderboard row a trial belongs to: its model and repair.
