@@ -35,22 +35,22 @@ func generations(plan []run.Planned, sources []run.Source) (gens []metrics.Gener
 			dirs[s.Model] = s.Dir
 		}
 	}
+	read := map[string]*genRecord{} // by path; nil when there is none or it is unreadable
 	for _, p := range plan {
 		dir, ok := dirs[p.Model]
 		if !ok {
 			continue
 		}
 		path := filepath.Join(dir, filepath.FromSlash(p.Task.ID), genRecordFile)
-		b, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		r, done := read[path]
+		if !done {
+			var err error
+			if r, err = readGenRecord(path); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v (its cost and time are left out of RoA and TEM)", path, err))
+			}
+			read[path] = r
 		}
-		var r genRecord
-		if err == nil {
-			err = json.Unmarshal(b, &r)
-		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %v (its cost and time are left out of RoA and TEM)", path, err))
+		if r == nil {
 			continue
 		}
 		g := metrics.Generation{Model: p.Model, Task: p.Task.ID, Sample: p.Sample, CostUSD: r.CostUSD}
@@ -61,6 +61,22 @@ func generations(plan []run.Planned, sources []run.Source) (gens []metrics.Gener
 		gens = append(gens, g)
 	}
 	return gens, warnings
+}
+
+// readGenRecord reads a gen.json; nil, nil when there is none.
+func readGenRecord(path string) (*genRecord, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &genRecord{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // humanHours is H_human of every planned task: its human_hours, or its
