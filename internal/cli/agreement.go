@@ -2,11 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,8 +11,8 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/metrics"
 	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
-	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // AgreementOptions are the flags of 'worldprobe agreement'.
@@ -111,9 +108,9 @@ func runAgreement(io IO, o *AgreementOptions) error {
 	}
 	runs := make([][]*result.Trial, len(o.Runs))
 	for i, dir := range o.Runs {
-		ts, err := readRunTrials(dir)
+		ts, err := run.ReadTrials(dir)
 		if err != nil {
-			return usageErr("%w", err)
+			return usageErr("%s is not a 'worldprobe run' folder: %w", dir, err)
 		}
 		runs[i] = ts
 	}
@@ -131,36 +128,6 @@ func runAgreement(io IO, o *AgreementOptions) error {
 	}
 	writeAgreement(io.Out, res)
 	return nil
-}
-
-// readRunTrials reads every finished trial of a run folder,
-// RUN/trials/*/result.json; a trial folder without one (a trial
-// interrupted midway) is skipped.
-func readRunTrials(dir string) ([]*result.Trial, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, "trials"))
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a 'worldprobe run' folder: %w", dir, err)
-	}
-	var out []*result.Trial
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		path := filepath.Join(dir, "trials", e.Name(), trial.ResultFile)
-		b, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		t := &result.Trial{}
-		if err := json.Unmarshal(b, t); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
 }
 
 // agreementOf matches the labels with the scored trials of each run (a
