@@ -56,27 +56,34 @@ func TestTinyTaskIsClean(t *testing.T) {
 	require.Equal(t, "fails as expected: the box never moves", rep.Fixtures[0].Message)
 }
 
+// TestStarterReferenceIsStable: in 'make test', one small starter task's
+// reference (application/light-slider, 8 probes) passes its real contract
+// three times with the same state hash; its alternates and fixtures are
+// judged by TestNamedStarterTasksAreClean with the slow tests.
+func TestStarterReferenceIsStable(t *testing.T) {
+	t.Parallel()
+	tk, err := task.Load(filepath.Join("..", "..", "suites", "starter", "application", "light-slider"))
+	require.NoError(t, err)
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), Options{OnlyMutants: true})
+	require.NoError(t, err)
+	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
+	require.True(t, rep.Stable)
+	require.Equal(t, 1.0, rep.Reference.VCov)
+	require.NotEmpty(t, rep.Reference.StateHash)
+	require.Empty(t, rep.Fixtures)
+	require.NotEmpty(t, rep.Partial)
+}
+
 // TestNamedStarterTasksAreClean checks the three tasks the validity issue
-// fixed by id, and one more of the smallest: reference ×3, every alternate
-// ×3, every fixture. 'make test' checks the small one (application/light-slider:
-// 8 probes, 2 alternates, 3 fixtures); the three named ones run with the slow
-// tests (the whole suite is 'make check-suite' and 'make harden').
+// fixed by id, and one of the smallest: reference ×3, every alternate ×3,
+// every fixture. Slow tests only (about two minutes each on an idle
+// machine); the whole suite is 'make check-suite' and 'make harden'.
 func TestNamedStarterTasksAreClean(t *testing.T) {
-	for _, tc := range []struct {
-		id   string
-		slow bool
-	}{
-		{"application/light-slider", false},
-		{"simulation/bouncing-ball", true},
-		{"application/color-cycle-cube", true},
-		{"rendering/day-night-cycle", true},
-	} {
-		t.Run(tc.id, func(t *testing.T) {
-			if tc.slow {
-				testenv.Slow(t)
-			}
+	for _, id := range []string{"application/light-slider", "simulation/bouncing-ball", "application/color-cycle-cube", "rendering/day-night-cycle"} {
+		t.Run(id, func(t *testing.T) {
+			testenv.Slow(t)
 			t.Parallel()
-			rep := check(t, filepath.Join("..", "..", "suites", "starter", filepath.FromSlash(tc.id)))
+			rep := check(t, filepath.Join("..", "..", "suites", "starter", filepath.FromSlash(id)))
 			require.Empty(t, rep.Lint)
 			require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
 			require.True(t, rep.Stable)
