@@ -570,6 +570,35 @@
     });
   }
   countCall(G, 'fetch');
+  // fetch() resolves when the headers arrive; the page reads the body after
+  // (r.json(), r.text(), …). Both are tracked, so that the harness's wait
+  // before the next frame covers fetch(url).then((r) => r.json()).then(use)
+  // up to `use` on any machine, however slowly the body comes. Only bodies
+  // of fetched responses are tracked: a Response the page builds on a
+  // stream of its own may never end.
+  if (typeof G.fetch === 'function' && G.Response && typeof WeakSet === 'function') {
+    const countedFetch = G.fetch;
+    const fetched = new WeakSet();
+    const FetchedAdd = WeakSet.prototype.add, FetchedHas = WeakSet.prototype.has;
+    const remember = (r) => { try { apply(FetchedAdd, fetched, [r]); } catch (e) { /* not an object */ } };
+    G.fetch = function fetch() {
+      const p = apply(countedFetch, this, arguments);
+      if (p instanceof RealPromise) {
+        track(p);
+        RealPromise.prototype.then.call(p, remember, () => {});
+      }
+      return p;
+    };
+    for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
+      const read = G.Response.prototype[name];
+      if (typeof read !== 'function') continue;
+      G.Response.prototype[name] = function () {
+        const p = apply(read, this, arguments);
+        if (p instanceof RealPromise && apply(FetchedHas, fetched, [this])) track(p);
+        return p;
+      };
+    }
+  }
   if (G.XMLHttpRequest) countCall(G.XMLHttpRequest.prototype, 'send');
   if (G.navigator) countCall(G.navigator, 'sendBeacon');
   for (const name of ['EventSource', 'WebSocket', 'Audio', 'FontFace']) countConstruct(name);
