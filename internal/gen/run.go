@@ -261,52 +261,46 @@ func Execute(ctx context.Context, o Options, sum *Summary) error {
 		}
 		return nil
 	}
-	var (
-		mu      sync.Mutex
-		stopped error
-	)
-	stop := func() error {
+	var mu sync.Mutex // guards sum.Records, sum.Stopped and the progress lines
+	stopped := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return stopped
+		return sum.Stopped != nil
 	}
-	err := pool.Map(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) (*Generation, error) {
-		if stop() != nil {
-			return nil, nil
+	err := pool.Each(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) error {
+		if stopped() {
+			return nil
 		}
 		s := sum.ToDo[i]
 		if s.Model.Chat == nil {
-			return nil, fmt.Errorf("gen: model %s has no client", s.Model.Spec)
+			return fmt.Errorf("gen: model %s has no client", s.Model.Spec)
 		}
 		g, err := Generate(llm.WithTrial(ctx, s.Trial()), s.Model.Chat, s.Prompt, s.Variant())
 		if err != nil && ctx.Err() == nil && errors.Is(err, llm.ErrBudgetExceeded) {
 			mu.Lock()
-			if stopped == nil {
-				stopped = err
+			if sum.Stopped == nil {
+				sum.Stopped = err
 			}
 			mu.Unlock()
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
-		}
-		return g, nil
-	}, func(i int, g *Generation) error {
-		if g == nil {
 			return nil
 		}
-		s := sum.ToDo[i]
+		if err != nil {
+			return fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
+		}
+		// Written here, not after the pool hands the result over, so that
+		// a generation finished as an interruption comes is kept.
 		r, err := write(s, g)
 		if err != nil {
 			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		sum.Records = append(sum.Records, r)
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(s, r))
 		}
 		return nil
 	})
-	sum.Stopped = stop()
 	if err != nil {
 		return err
 	}
