@@ -145,7 +145,7 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 		return runtimeErr(err)
 	}
 	if len(sum.Changed) > 0 {
-		fmt.Fprintf(io.ErrOut, "--regenerate-changed: the prompt of %d samples changed; generating them again:\n", len(sum.Changed))
+		fmt.Fprintf(io.ErrOut, "--regenerate-changed: the prompt of %s changed; generating them again:\n", plural(len(sum.Changed), "sample"))
 		for _, s := range sum.Changed {
 			fmt.Fprintf(io.ErrOut, "  %s: %s sample %d\n", s.Task.ID, s.Model.Slug, s.Index)
 		}

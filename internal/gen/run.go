@@ -58,13 +58,15 @@ type Options struct {
 
 // Sample is one page to generate: a task, a model and a sample index.
 type Sample struct {
+	// Task and Model are what the page is of and who writes it.
 	Task  *task.Task
 	Model *Model
 	// Index counts samples from 1; Attempt counts this sample's
 	// generations, this one included.
 	Index, Attempt int
 	// Dir is the sample's folder.
-	Dir    string
+	Dir string
+	// Prompt is what the model is sent.
 	Prompt Prompt
 	// PromptDigest is Prompt.Digest(); TaskDigest the task folder's.
 	PromptDigest, TaskDigest string
@@ -97,23 +99,26 @@ func CandidatesDir(out string, m *Model, k int) string {
 
 // Call is a call a dry run would make: the first of a sample.
 type Call struct {
+	// Sample is the sample the call is the first of.
 	Sample *Sample
 	// InputTokens is the estimated input of the call
 	// ([llm.EstimateInputTokens]); MaxOutputTokens the model's output cap.
 	InputTokens, MaxOutputTokens int
-	// InputUSD is what the input costs, at most OutputUSD what the output
-	// does, from the pricing table; both 0 when Priced is false.
+	// InputUSD is what the input costs, OutputUSD at most what the output
+	// does, from the pricing table; Priced is false when the model has no
+	// price there (both are then 0).
 	InputUSD, OutputUSD float64
 	Priced              bool
 }
 
-// Summary is what Run did.
+// Summary is what Plan found and Execute did.
 type Summary struct {
 	// Planned counts the samples of tasks × models × samples.
 	Planned int
-	// Kept counts the samples finished before and kept: done, and failed
-	// (without --retry-failed).
+	// KeptDone and KeptFailed count the samples finished before and kept:
+	// done, and failed (without RetryFailed); FailedKept lists the latter.
 	KeptDone, KeptFailed int
+	FailedKept           []*Record
 	// Changed lists the samples whose prompt changed since they were
 	// generated (generated again with --regenerate-changed).
 	Changed []*Sample
@@ -126,11 +131,10 @@ type Summary struct {
 	// Stopped is set when a run budget stopped the work: the samples not
 	// generated are unfinished, the others are kept.
 	Stopped error
-	// FailedKept are the failed samples kept from before.
-	FailedKept []*Record
 }
 
-// Done counts samples done now; Failed samples that failed now.
+// Done counts the samples generated now that gave a page (done) and that
+// did not (failed).
 func (s *Summary) Done() (done, failed int) {
 	for _, r := range s.Records {
 		if r.Status == StatusDone {
@@ -141,9 +145,6 @@ func (s *Summary) Done() (done, failed int) {
 	}
 	return done, failed
 }
-
-// Unfinished counts the samples not generated.
-func (s *Summary) Unfinished() int { return len(s.ToDo) - len(s.Records) }
 
 // Finished counts the samples that have a gen.json now.
 func (s *Summary) Finished() int { return s.KeptDone + s.KeptFailed + len(s.Records) }
