@@ -107,6 +107,11 @@ func FindChromium(flag string) (string, error) {
 // without a GPU, and close every path out of the machine: all host names
 // resolve to nothing, all traffic that is not intercepted goes to a dead
 // loopback proxy, and WebRTC may not use UDP.
+//
+// The compositor draws in software: on SwiftShader, GPU compositing made
+// the GPU process the busiest one (0.7 CPU-seconds per page load, more than
+// the renderer), while WebGL itself still runs in the GPU process and
+// canvas pixels come out the same (docs/PERFORMANCE.md).
 func Flags(width, height int) map[string]any {
 	return map[string]any{
 		"headless":                               true,
@@ -114,6 +119,7 @@ func Flags(width, height int) map[string]any {
 		"use-angle":                              "swiftshader",
 		"enable-unsafe-swiftshader":              true,
 		"ignore-gpu-blocklist":                   true,
+		"disable-gpu-compositing":                true,
 		"host-resolver-rules":                    "MAP * ~NOTFOUND",
 		"proxy-server":                           "http://127.0.0.1:9",
 		"proxy-bypass-list":                      "<-loopback>",

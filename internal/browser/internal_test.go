@@ -68,3 +68,12 @@ func TestStartFailureExplainsTheSandbox(t *testing.T) {
 	sandboxErr := errors.New("No usable sandbox!")
 	require.Equal(t, sandboxErr, explainStartFailure(sandboxErr, off))
 }
+
+// TestProcessKind: Chromium's --type switch is found in a NUL-separated
+// command line and in a rewritten, space-separated title.
+func TestProcessKind(t *testing.T) {
+	require.Equal(t, "renderer", processKind([]byte("/usr/lib/chromium/chromium\x00--type=renderer\x00--lang=en-US\x00")))
+	require.Equal(t, "gpu-process", processKind([]byte("/usr/lib/chromium/chromium --type=gpu-process --use-angle=swiftshader")))
+	require.Equal(t, "zygote", processKind([]byte("/usr/lib/chromium/chromium --type=zygote")))
+	require.Equal(t, "browser", processKind([]byte("/usr/lib/chromium/chromium\x00--headless\x00")))
+}

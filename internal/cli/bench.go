@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -169,6 +171,10 @@ func printBench(w io.Writer, r *bench.Results) {
 				p.SetupMs, p.DocumentMs, p.IdleMs, p.FirstFrameMs, p.FrameMs, p.PerProbeMs)
 		}
 		fmt.Fprintf(w, "  (restart = setup: runtime and storage reset + doc: navigation to the load event + idle: wait for quiet)\n")
+		fmt.Fprintf(w, "CPU time of one restart and its two frames, by process (mean; ms):\n")
+		for _, p := range r.Probes {
+			fmt.Fprintf(w, "  %-44s %s\n", abbreviate(p.Page, 44), formatCPU(p.CPUMs))
+		}
 		fmt.Fprintln(w)
 	}
 	if t, c := r.Throughput, r.Clock; t.Inspections > 0 {
@@ -197,4 +203,29 @@ func printBench(w io.Writer, r *bench.Results) {
 				wr.LoadMs, wr.JSPerFrameMs, wr.DrawObservedMs, wr.NoSkipPerFrameMs, wr.NoSkipDrawMs, wr.NoSkipOutcome, wr.SameStateHash)
 		}
 	}
+}
+
+// formatCPU lists CPU milliseconds by process kind, largest first, with
+// their total: "total 1480: gpu-process 700, renderer 420, …".
+func formatCPU(cpu map[string]float64) string {
+	if len(cpu) == 0 {
+		return "not measured"
+	}
+	kinds := make([]string, 0, len(cpu))
+	var total float64
+	for k, v := range cpu {
+		kinds = append(kinds, k)
+		total += v
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if cpu[kinds[i]] != cpu[kinds[j]] {
+			return cpu[kinds[i]] > cpu[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %.0f", k, cpu[k])
+	}
+	return fmt.Sprintf("total %.0f: %s", total, strings.Join(parts, ", "))
 }

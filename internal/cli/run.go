@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/worldprobe/worldprobe/internal/metrics"
 	"github.com/worldprobe/worldprobe/internal/report"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
@@ -56,7 +57,11 @@ reference solution as model "oracle", --fixtures its known-flawed fixtures as mo
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
-trials/<trial>/result.json with a screenshot, results.db (SQLite) and report.html.
+trials/<trial>/result.json with a screenshot, results.db (SQLite), report.html, and
+beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
+interval, A/S/T-Cov, breakdowns, Core vs. Robust, attribution shares, and RoA and
+TEM when the candidates folders hold gen.json records of cost and time; see
+docs/metrics.md).
 A finished trial's result.json is written the moment it finishes, atomically, so an
 interrupted run (even kill -9) loses no finished trial. Interrupted (Ctrl-C), run
 says how many trials it kept, writes a partial report and prints the command that
@@ -229,8 +234,13 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		return runtimeErr(err)
 	}
 	reportPath := filepath.Join(out, "report.html")
+	gens, warnings := generations(plan, sources)
+	for _, w := range warnings {
+		fmt.Fprintf(io.ErrOut, "WARNING: %s\n", w)
+	}
+	board := metrics.BoardOptions{Economics: metrics.EconomicsOptions{HumanHours: humanHours(plan), Generations: gens}}
 	if err == nil {
-		if err := writeResults(io, o, plan, sum, reportPath, page); err != nil {
+		if err := writeResults(io, o, plan, sum, reportPath, page, board); err != nil {
 			return runtimeErr(err)
 		}
 		for _, m := range most {
@@ -249,7 +259,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	page.Title += " (partial)"
 	page.Partial = fmt.Sprintf("%s with %d of %d planned trials finished; the scores cover those only. Resume with: %s",
 		stopped, len(sum.Trials), sum.Planned, o.resume)
-	reportErr := writeResults(io, o, plan, sum, reportPath, page)
+	reportErr := writeResults(io, o, plan, sum, reportPath, page, board)
 	fmt.Fprintf(io.ErrOut, "%s\n%d of %d planned trials finished and kept (%d run now, %d from before), %d not run\n",
 		stopped, len(sum.Trials), sum.Planned, sum.Ran, sum.Kept, sum.Planned-len(sum.Trials))
 	if reportErr != nil {
@@ -264,8 +274,9 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 // fixtures that did not fail as expected (with a count of those that did),
 // then the leaderboard, then where everything is, so that the summary is
 // the last thing on the screen — and writes the HTML report page to
-// reportPath, marked partial when page.Partial says why.
-func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, reportPath string, page report.Page) error {
+// reportPath and the Markdown and JSON leaderboards beside it, marked
+// partial when page.Partial says why.
+func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, reportPath string, page report.Page, board metrics.BoardOptions) error {
 	if o.Fixtures {
 		writeFixtureCheck(io.Out, plan, sum.Trials)
 	}
@@ -273,6 +284,13 @@ func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, re
 	report.Table(io.Out, sum.Trials)
 	page.Generated, page.Trials = time.Now().UTC().Format(time.RFC3339), sum.Trials
 	if err := report.WriteHTML(reportPath, page); err != nil {
+		return err
+	}
+	l, err := report.NewLeaderboard(page.Title, page.Partial, sum.Trials, board)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteLeaderboards(filepath.Dir(reportPath), l); err != nil {
 		return err
 	}
 	if page.Partial != "" {

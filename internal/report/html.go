@@ -66,12 +66,18 @@ func WriteHTML(path string, p Page) error {
 	if err := tmpl.Execute(&buf, p); err != nil {
 		return fmt.Errorf("rendering the report: %w", err)
 	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+// writeAtomic writes data to path through a temporary file and a rename,
+// so that a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

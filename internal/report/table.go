@@ -28,7 +28,7 @@ func Table(w io.Writer, trials []*result.Trial) {
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-16s %6d %7s %7s %7s %7s %7s %7d", abbrev(r.Model, 16), r.Trials, pct(r.VCov), pct(r.ACov), pct(r.SCov), pct(r.TCov), pct(r.Pass1), r.Crashes)
+		fmt.Fprintf(w, "%-16s %6d %7s %7s %7s %7s %7s %7d", abbrev(r.Name(), 16), r.Trials, pct(r.VCov), pct(r.ACov), pct(r.SCov), pct(r.TCov), pct(r.Pass1), r.Crashes)
 		for _, c := range cats {
 			if s, ok := r.ByCategory[c]; ok {
 				fmt.Fprintf(w, " %12s", pct(s.VCov))

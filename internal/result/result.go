@@ -22,6 +22,19 @@ const (
 	OutcomeInfra = "infra_error"
 )
 
+// Repairs: how a page was made when it is not the model's first answer.
+const (
+	// RepairErrorOnly: the model was shown the errors its page raised
+	// (load failures, uncaught exceptions) and answered again.
+	RepairErrorOnly = "error-only"
+	// RepairFeedback: the model was shown the failed assertions' messages
+	// and answered again.
+	RepairFeedback = "feedback"
+)
+
+// Repairs lists the values Trial.Repair may take besides "" (first-shot).
+func Repairs() []string { return []string{RepairErrorOnly, RepairFeedback} }
+
 // Assertion is the verdict of one assertion of a contract probe.
 type Assertion struct {
 	Probe   string `json:"probe"`
@@ -41,10 +54,15 @@ type Trial struct {
 	Difficulty string `json:"difficulty"`
 	Variant    string `json:"variant,omitempty"`
 	// VariantOf is the Core task a Robust variant was drawn from.
-	VariantOf    string `json:"variant_of,omitempty"`
-	Model        string `json:"model"`
-	Candidate    string `json:"candidate"`
-	Sample       int    `json:"sample"`
+	VariantOf string `json:"variant_of,omitempty"`
+	Model     string `json:"model"`
+	Candidate string `json:"candidate"`
+	Sample    int    `json:"sample"`
+	// Repair says how the page was made: "" (first-shot: the model's
+	// first answer), RepairErrorOnly or RepairFeedback (the page after
+	// the generator's repair turns). Metrics keep first-shot and repaired
+	// pages apart.
+	Repair       string `json:"repair,omitempty"`
 	Outcome      string `json:"outcome"`
 	CrashKind    string `json:"crash_kind"`
 	CrashMessage string `json:"crash_message,omitempty"`

@@ -56,3 +56,16 @@ func TestTrialJSONHasRequiredFields(t *testing.T) {
 		require.Contains(t, m, r)
 	}
 }
+
+// TestSchemaRepairs: the schema's repair values are Repairs().
+func TestSchemaRepairs(t *testing.T) {
+	var s struct {
+		Properties struct {
+			Repair struct {
+				Enum []string `json:"enum"`
+			} `json:"repair"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(Schema(), &s))
+	require.Equal(t, Repairs(), s.Properties.Repair.Enum)
+}

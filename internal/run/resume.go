@@ -125,6 +125,22 @@ func scan(out string) (map[string]finished, []string, error) {
 	return done, unfinished, nil
 }
 
+// ReadTrials reads the finished trials of the run folder out (each
+// trials/<trial>/result.json), sorted by key; a trial folder without a
+// readable result.json (a trial killed midway) is skipped.
+func ReadTrials(out string) ([]*result.Trial, error) {
+	done, _, err := scan(out)
+	if err != nil {
+		return nil, err
+	}
+	trials := make([]*result.Trial, 0, len(done))
+	for _, f := range done {
+		trials = append(trials, f.trial)
+	}
+	sort.Slice(trials, func(i, j int) bool { return trials[i].Key < trials[j].Key })
+	return trials, nil
+}
+
 // readStored reads a JSON file of the run folder; nil when the file does
 // not exist.
 func readStored[T any](path string) (*T, error) {

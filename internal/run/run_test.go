@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -159,6 +160,14 @@ func TestExecuteResumesThroughItsExecutor(t *testing.T) {
 	require.ErrorIs(t, err, errStub)
 	require.Equal(t, 3, sum.Ran, "the three trials before the failure finished")
 	require.DirExists(t, filepath.Join(out, "trials", plan[3].Dir()), "the failed trial left a folder without a result")
+	kept, err := ReadTrials(out)
+	require.NoError(t, err)
+	require.Len(t, kept, 3, "ReadTrials skips the folder without a result")
+	for _, p := range plan[:3] {
+		require.True(t, slices.ContainsFunc(kept, func(t *result.Trial) bool { return t.Key == p.Key }), p.Key)
+	}
+	_, err = ReadTrials(filepath.Join(out, "trials"))
+	require.ErrorContains(t, err, "reading the run folder")
 
 	var progress bytes.Buffer
 	second := &stubExecutor{}

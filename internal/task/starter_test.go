@@ -1,7 +1,9 @@
 package task
 
 import (
+	"math"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +49,25 @@ func TestStarterSuiteShape(t *testing.T) {
 		require.GreaterOrEqual(t, len(subdomains[c]), 4, "subdomains in %s: %v", c, subdomains[c])
 	}
 	require.GreaterOrEqual(t, withParams, 10)
+}
+
+// TestDefaultHumanHoursAreStarterMedians: each difficulty's default human
+// hours is the median of the starter suite's human_hours at that grade,
+// rounded up to the half hour, as DefaultHumanHours says.
+func TestDefaultHumanHoursAreStarterMedians(t *testing.T) {
+	tasks, err := LoadSuite(filepath.Join("..", "..", "suites", "starter"))
+	require.NoError(t, err)
+	byGrade := map[string][]float64{}
+	for _, tk := range tasks {
+		require.Positive(t, tk.HumanHours, "%s has human_hours", tk.ID)
+		byGrade[tk.Difficulty] = append(byGrade[tk.Difficulty], tk.HumanHours)
+	}
+	for _, d := range Difficulties() {
+		hs := byGrade[d]
+		require.NotEmpty(t, hs, "the starter suite has a %s task", d)
+		sort.Float64s(hs)
+		median := (hs[(len(hs)-1)/2] + hs[len(hs)/2]) / 2
+		require.Equal(t, math.Ceil(2*median)/2, DefaultHumanHours(d), "%s: median %v h", d, median)
+	}
+	require.Equal(t, 0.0, DefaultHumanHours("D7"))
 }

@@ -47,14 +47,37 @@ const (
 	DefaultHeight  = 800
 )
 
+// defaultHumanHours are the hours DefaultHumanHours gives each difficulty.
+var defaultHumanHours = map[string]float64{"D1": 1, "D2": 1.5, "D3": 2, "D4": 3, "D5": 4, "D6": 4.5}
+
+// DefaultHumanHours is the estimate of human hours for a task whose
+// task.yaml has no human_hours, by difficulty: D1 1 h, D2 1.5 h, D3 2 h,
+// D4 3 h, D5 4 h, D6 4.5 h — the starter suite's median estimate per grade
+// (1, 1.5, 1.75, 2.75, 4 and 4.5 h) rounded up to the half hour
+// (TestDefaultHumanHoursAreStarterMedians keeps them so).
+// An unknown difficulty has none (0).
+func DefaultHumanHours(difficulty string) float64 { return defaultHumanHours[difficulty] }
+
+// EstimatedHumanHours is the task's human_hours, or its difficulty's
+// default when it has none.
+func (t *Task) EstimatedHumanHours() float64 {
+	if t.HumanHours > 0 {
+		return t.HumanHours
+	}
+	return DefaultHumanHours(t.Difficulty)
+}
+
 // Task is a task.yaml, validated, with the folder it was read from.
 type Task struct {
 	// ID is "<category>/<slug>", the task's folder below the suite.
-	ID         string  `yaml:"id" json:"id"`
-	Title      string  `yaml:"title" json:"title"`
-	Category   string  `yaml:"category" json:"category"`
-	Subdomain  string  `yaml:"subdomain,omitempty" json:"subdomain,omitempty"`
-	Difficulty string  `yaml:"difficulty" json:"difficulty"`
+	ID         string `yaml:"id" json:"id"`
+	Title      string `yaml:"title" json:"title"`
+	Category   string `yaml:"category" json:"category"`
+	Subdomain  string `yaml:"subdomain,omitempty" json:"subdomain,omitempty"`
+	Difficulty string `yaml:"difficulty" json:"difficulty"`
+	// HumanHours estimates how long a skilled developer would take to
+	// write the page: H_human of RoA and TEM (docs/metrics.md). Absent
+	// (0), EstimatedHumanHours uses the difficulty's default.
 	HumanHours float64 `yaml:"human_hours,omitempty" json:"human_hours,omitempty"`
 	// Viewport is the page's size in CSS pixels.
 	Viewport Viewport `yaml:"viewport" json:"viewport"`
@@ -289,8 +312,9 @@ func (v *validator) task(t *Task) {
 	if v.has("difficulty") && !contains(Difficulties(), t.Difficulty) {
 		v.errorf(at("difficulty"), "unknown difficulty %q (want D1 … D6)", t.Difficulty)
 	}
-	if t.HumanHours < 0 {
-		v.errorf(at("human_hours"), "human_hours must be >= 0")
+	if v.has("human_hours") && t.HumanHours <= 0 {
+		v.errorf(at("human_hours"), "human_hours must be > 0 (leave it out to use the difficulty's default, %s h for %s)",
+			ftoa(DefaultHumanHours(t.Difficulty)), t.Difficulty)
 	}
 	if v.has("viewport") {
 		if t.Viewport.Width <= 0 || t.Viewport.Height <= 0 || t.Viewport.Width > 8192 || t.Viewport.Height > 8192 {

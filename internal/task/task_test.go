@@ -61,6 +61,14 @@ func TestDefaults(t *testing.T) {
 	tk, err = Parse("task.yaml", []byte("id: world/x\ntitle: X\ncategory: world\ndifficulty: D6\nseed: 0\nstate: [{path: a, type: number}]\n"))
 	require.NoError(t, err)
 	require.Equal(t, uint32(0), tk.Seed, "an explicit seed 0 stays 0")
+	require.Equal(t, 0.0, tk.HumanHours)
+	require.Equal(t, 4.5, tk.EstimatedHumanHours(), "no human_hours: the D6 default")
+
+	tk, err = Parse("task.yaml", []byte("id: world/x\ntitle: X\ncategory: world\ndifficulty: D6\nhuman_hours: 7\nstate: [{path: a, type: number}]\n"))
+	require.NoError(t, err)
+	require.Equal(t, 7.0, tk.EstimatedHumanHours())
+	_, err = Parse("task.yaml", []byte("id: world/x\ntitle: X\ncategory: world\ndifficulty: D6\nhuman_hours: 0\nstate: [{path: a, type: number}]\n"))
+	require.EqualError(t, err, "task.yaml:5: human_hours must be > 0 (leave it out to use the difficulty's default, 4.5 h for D6)")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -81,7 +89,7 @@ func TestParseErrors(t *testing.T) {
 			`task.yaml:3: unknown category "physics" (want one of simulation, rendering, application, xr, world)`,
 			`task.yaml:1: id "physics/X": want <category>/<slug>, the slug in lower-case letters, digits and dashes`,
 			`task.yaml:4: unknown difficulty "D7" (want D1 … D6)`,
-			"task.yaml:8: human_hours must be >= 0",
+			"task.yaml:8: human_hours must be > 0 (leave it out to use the difficulty's default, 0 h for D7)",
 			"task.yaml:9: viewport: want width and height between 1 and 8192",
 			"task.yaml:5: fps must be > 0 and <= 1000",
 			"task.yaml:6: frames (the frame budget) must be > 0",

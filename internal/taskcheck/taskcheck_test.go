@@ -56,21 +56,41 @@ func TestTinyTaskIsClean(t *testing.T) {
 	require.Equal(t, "fails as expected: the box never moves", rep.Fixtures[0].Message)
 }
 
+// TestStarterReferenceIsStable: in 'make test', one small starter task's
+// reference (application/light-slider, 8 probes) passes its real contract
+// three times with the same state hash; its alternates and fixtures are
+// judged by TestNamedStarterTasksAreClean with the slow tests.
+func TestStarterReferenceIsStable(t *testing.T) {
+	t.Parallel()
+	tk, err := task.Load(filepath.Join("..", "..", "suites", "starter", "application", "light-slider"))
+	require.NoError(t, err)
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), Options{OnlyMutants: true})
+	require.NoError(t, err)
+	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
+	require.True(t, rep.Stable)
+	require.Equal(t, 1.0, rep.Reference.VCov)
+	require.NotEmpty(t, rep.Reference.StateHash)
+	require.Empty(t, rep.Fixtures)
+	require.NotEmpty(t, rep.Partial)
+}
+
 // TestNamedStarterTasksAreClean checks the three tasks the validity issue
-// fixed by id: reference ×3, every alternate ×3, every fixture. One of them
-// runs in 'make test'; all three with the slow tests (the whole suite is
-// 'make check-suite' and 'make harden').
+// fixed by id, and one of the smallest: reference ×3, every alternate ×3,
+// every fixture. Slow tests only (about two minutes each on an idle
+// machine); the whole suite is 'make check-suite' and 'make harden'.
 func TestNamedStarterTasksAreClean(t *testing.T) {
-	for i, id := range []string{"simulation/bouncing-ball", "application/color-cycle-cube", "rendering/day-night-cycle"} {
+	for _, id := range []string{"application/light-slider", "simulation/bouncing-ball", "application/color-cycle-cube", "rendering/day-night-cycle"} {
 		t.Run(id, func(t *testing.T) {
-			if i > 0 {
-				testenv.Slow(t)
-			}
+			testenv.Slow(t)
 			t.Parallel()
 			rep := check(t, filepath.Join("..", "..", "suites", "starter", filepath.FromSlash(id)))
 			require.Empty(t, rep.Lint)
 			require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
 			require.True(t, rep.Stable)
+			require.Len(t, rep.Alternates, 2)
+			for _, a := range rep.Alternates {
+				require.True(t, a.OK, "alternate %s: %v", a.Style, a.Problems)
+			}
 			require.GreaterOrEqual(t, len(rep.Fixtures), 2)
 			for _, f := range rep.Fixtures {
 				require.True(t, f.OK, "fixture %s: %s", f.Name, f.Message)
@@ -84,11 +104,11 @@ func TestNamedStarterTasksAreClean(t *testing.T) {
 var mutationOptions = Options{Mutants: true, Jobs: 2, Mutate: mutate.Options{Seed: 1,
 	Operators: []string{mutate.OpDeleteStateUpdate, mutate.OpScaleConstant, mutate.OpFreezeTime}}}
 
-func checkMutants(t *testing.T, dir string) *Report {
+func checkMutants(t *testing.T, dir string, opts Options) *Report {
 	t.Helper()
 	tk, err := task.Load(dir)
 	require.NoError(t, err)
-	rep, err := Check(context.Background(), judge, tk, t.TempDir(), mutationOptions)
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), opts)
 	require.NoError(t, err)
 	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
 	require.True(t, rep.Stable, "%v", rep.ReferenceMsgs)
@@ -111,7 +131,7 @@ func statuses(m *Mutation) map[string]string {
 // probe reads, so those mutants are equivalent and excluded.
 func TestStrongContractKillsMutantsAndSpotsEquivalents(t *testing.T) {
 	t.Parallel()
-	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover"))
+	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover"), mutationOptions)
 	m := rep.Mutation
 	require.True(t, m.Hardened(), "survivors: %v", statuses(m))
 	require.True(t, rep.OK())
@@ -140,11 +160,17 @@ func TestStrongContractKillsMutantsAndSpotsEquivalents(t *testing.T) {
 }
 
 // TestWeakContractIsRejected: a contract that only checks the state's type
-// lets behaviour-changing mutants survive, and task check says so.
+// lets behaviour-changing mutants survive, and task check says so. Deleting
+// the state updates is enough to show it (three mutants: the position's
+// survives).
 func TestWeakContractIsRejected(t *testing.T) {
 	t.Parallel()
-	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover-weak"))
+	opts := mutationOptions
+	opts.Mutate.Operators = []string{mutate.OpDeleteStateUpdate}
+	rep := checkMutants(t, filepath.Join("testdata", "suite", "simulation", "mover-weak"), opts)
 	m := rep.Mutation
+	require.Len(t, m.Mutants, 3)
+	require.Equal(t, Survived, statuses(m)["delete-state-update 17:5 delete state update `box.position.x += P.speed * dt;`"], "%v", statuses(m))
 	require.False(t, rep.OK())
 	require.False(t, m.Hardened())
 	require.Greater(t, m.Survived, 0)

@@ -1,0 +1,76 @@
+package metrics
+
+import (
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+// BoardOptions set what a Board computes beside the trials.
+type BoardOptions struct {
+	// Bootstrap sets the V-Cov interval's resampling.
+	Bootstrap BootstrapOptions
+	// Ks are the k of pass@k to report where the samples allow; nil
+	// means DefaultKs.
+	Ks []int
+	// Economics are the inputs of RoA and TEM.
+	Economics EconomicsOptions
+}
+
+// Board is the full leaderboard: every number docs/metrics.md describes,
+// per model (and repair).
+type Board struct {
+	// Trials counts the scored trials, Infra the infrastructure errors
+	// left out.
+	Trials    int              `json:"trials"`
+	Infra     int              `json:"infra_errors"`
+	Bootstrap BootstrapOptions `json:"bootstrap"`
+	// Ks are the k of pass@k asked for (a row has those its samples
+	// allow).
+	Ks   []int      `json:"ks"`
+	Rate float64    `json:"rate_usd_per_hour"`
+	Rows []BoardRow `json:"rows"`
+}
+
+// BoardRow is one model's (and repair's) line with everything beyond
+// its Row's scores.
+type BoardRow struct {
+	Row
+	// VCovCI is the 95% bootstrap interval of VCov, clustered by task.
+	VCovCI *Interval `json:"v_cov_ci"`
+	// PassAtK holds pass@k for the ks the row's samples allow.
+	PassAtK      []PassK      `json:"pass_at_k"`
+	Attributions Attributions `json:"attributions"`
+	Economics    Economics    `json:"economics"`
+}
+
+// PassAt returns the row's pass@k, or nil when its samples do not allow k.
+func (r BoardRow) PassAt(k int) *float64 {
+	for _, p := range r.PassAtK {
+		if p.K == k {
+			v := p.Value
+			return &v
+		}
+	}
+	return nil
+}
+
+// NewBoard computes the leaderboard of trials, rows in Leaderboard's
+// order. Each row's bootstrap uses the same seed, so a row's interval
+// does not depend on the other rows. It fails when the generation records
+// or human hours are invalid (see Efficiency).
+func NewBoard(trials []*result.Trial, o BoardOptions) (Board, error) {
+	if o.Ks == nil {
+		o.Ks = append([]int(nil), DefaultKs...)
+	}
+	o.Bootstrap.Resamples = o.Bootstrap.resamples()
+	econ, err := newEconomy(o.Economics)
+	if err != nil {
+		return Board{}, err
+	}
+	all := Summarise(trials)
+	b := Board{Trials: all.Trials, Infra: all.Infra, Bootstrap: o.Bootstrap, Ks: o.Ks, Rate: econ.rate}
+	for _, g := range rowGroups(trials) {
+		b.Rows = append(b.Rows, BoardRow{Row: g.row, VCovCI: VCovInterval(g.trials, o.Bootstrap), PassAtK: PassAtKs(g.trials, o.Ks),
+			Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials)})
+	}
+	return b, nil
+}

@@ -1,0 +1,322 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/metrics"
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+// The leaderboard files, written beside report.html.
+const (
+	LeaderboardMarkdown = "leaderboard.md"
+	LeaderboardJSON     = "leaderboard.json"
+)
+
+// Leaderboard is what the leaderboard files hold: a metrics.Board with
+// its title.
+type Leaderboard struct {
+	Title string `json:"title"`
+	// Partial, when set, says why the board covers only part of the
+	// planned trials.
+	Partial string `json:"partial,omitempty"`
+	metrics.Board
+}
+
+// NewLeaderboard computes the leaderboard of trials.
+func NewLeaderboard(title, partial string, trials []*result.Trial, o metrics.BoardOptions) (*Leaderboard, error) {
+	b, err := metrics.NewBoard(trials, o)
+	if err != nil {
+		return nil, fmt.Errorf("computing the leaderboard: %w", err)
+	}
+	return &Leaderboard{Title: title, Partial: partial, Board: b}, nil
+}
+
+// WriteLeaderboards writes l as dir/leaderboard.md and dir/leaderboard.json,
+// each atomically.
+func WriteLeaderboards(dir string, l *Leaderboard) error {
+	var md bytes.Buffer
+	Markdown(&md, l)
+	js, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the leaderboard: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(dir, LeaderboardMarkdown), md.Bytes()); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, LeaderboardJSON), append(js, '\n'))
+}
+
+// Markdown writes the leaderboard as a Markdown document: the main table
+// (V-Cov with its interval, A/S/T-Cov, pass@k, crashes, RoA, TEM), then
+// V-Cov and pass@1 by category, difficulty and subdomain, Core vs. Robust,
+// first-shot vs. after repair, failure attribution, and cost and time —
+// each section only when the trials have something for it.
+func Markdown(w io.Writer, l *Leaderboard) {
+	b := l.Board
+	fmt.Fprintf(w, "# %s\n\n", l.Title)
+	if l.Partial != "" {
+		fmt.Fprintf(w, "**Partial:** %s\n\n", l.Partial)
+	}
+	infra := ""
+	if b.Infra > 0 {
+		infra = fmt.Sprintf(" (%d infrastructure error(s) left out: not scored)", b.Infra)
+	}
+	fmt.Fprintf(w, "%d scored trial(s)%s. V-Cov's 95%% interval: percentile bootstrap over tasks, %d resamples, seed %d. "+
+		"pass@k: unbiased, per task then averaged, where every task has k samples. RoA at R = %s USD/h. "+
+		"Every number is explained in docs/metrics.md.\n\n", b.Trials, infra, b.Bootstrap.Resamples, b.Bootstrap.Seed, num(b.Rate, 0))
+	if len(b.Rows) == 0 {
+		return
+	}
+	ks := shownKs(b)
+	head := []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
+	for _, k := range ks {
+		head = append(head, fmt.Sprintf("pass@%d", k))
+	}
+	head = append(head, "crashes", "RoA (USD/USD)", "TEM (h/h)")
+	var rows [][]string
+	for _, r := range b.Rows {
+		ci := "n/a"
+		if r.VCovCI != nil {
+			ci = fmt.Sprintf("%s–%s", pct(r.VCovCI.Lo), pct(r.VCovCI.Hi))
+		}
+		cells := []string{r.Name(), fmt.Sprint(r.Trials), fmt.Sprint(r.Tasks), pct(r.VCov), ci, pct(r.ACov), pct(r.SCov), pct(r.TCov)}
+		for _, k := range ks {
+			cells = append(cells, optPct(r.PassAt(k)))
+		}
+		cells = append(cells, fmt.Sprint(r.Crashes), optNum(r.Economics.RoA.Value, 1), optNum(r.Economics.TEM.Value, 2))
+		rows = append(rows, cells)
+	}
+	table(w, head, rows)
+
+	breakdownSection(w, b, "category", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByCategory })
+	breakdownSection(w, b, "difficulty", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByDiff })
+	breakdownSection(w, b, "subdomain", func(r metrics.BoardRow) map[string]metrics.Scores { return r.BySubdomain })
+	robustSection(w, b)
+	repairSection(w, b)
+	attributionSection(w, b)
+	economicsSection(w, b)
+}
+
+// shownKs are the k of b.Ks that some row has pass@k for.
+func shownKs(b metrics.Board) []int {
+	var ks []int
+	for _, k := range b.Ks {
+		for _, r := range b.Rows {
+			if r.PassAt(k) != nil {
+				ks = append(ks, k)
+				break
+			}
+		}
+	}
+	return ks
+}
+
+// breakdownSection writes V-Cov and pass@1 of every row by the keys of
+// by, a column per key; nothing when no row has a key.
+func breakdownSection(w io.Writer, b metrics.Board, what string, by func(metrics.BoardRow) map[string]metrics.Scores) {
+	seen := map[string]bool{}
+	for _, r := range b.Rows {
+		for k := range by(r) {
+			seen[k] = true
+		}
+	}
+	if len(seen) == 0 {
+		return
+	}
+	keys := sortedKeys(seen)
+	fmt.Fprintf(w, "\n## By %s\n\nV-Cov · pass@1; – where the model has no trial.\n\n", what)
+	var rows [][]string
+	for _, r := range b.Rows {
+		cells := []string{r.Name()}
+		for _, k := range keys {
+			if s, ok := by(r)[k]; ok && s.Trials > 0 {
+				cells = append(cells, pct(s.VCov)+" · "+pct(s.Pass1))
+			} else {
+				cells = append(cells, "–")
+			}
+		}
+		rows = append(rows, cells)
+	}
+	table(w, append([]string{"model"}, keys...), rows)
+}
+
+func robustSection(w io.Writer, b metrics.Board) {
+	var rows [][]string
+	for _, r := range b.Rows {
+		if r.Robust != nil {
+			rows = append(rows, []string{r.Name(), pct(r.Core.VCov), pct(r.Robust.VCov), pts(r.Core.VCov - r.Robust.VCov),
+				pct(r.Core.Pass1), pct(r.Robust.Pass1), fmt.Sprint(r.Robust.Tasks)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Core vs. Robust\n\nCore: the Core tasks that have Robust variants among the trials; Robust: those variants.\n\n")
+	table(w, []string{"model", "Core V-Cov", "Robust V-Cov", "drop", "Core pass@1", "Robust pass@1", "variants"}, rows)
+}
+
+func repairSection(w io.Writer, b metrics.Board) {
+	repaired := false
+	firstShot := map[string]metrics.BoardRow{}
+	for _, r := range b.Rows {
+		if r.Repair != "" {
+			repaired = true
+		} else {
+			firstShot[r.Model] = r
+		}
+	}
+	if !repaired {
+		return
+	}
+	rows := append([]metrics.BoardRow(nil), b.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].Model != rows[j].Model {
+			return rows[i].Model < rows[j].Model
+		}
+		return rows[i].Repair < rows[j].Repair
+	})
+	var cells [][]string
+	for _, r := range rows {
+		repair, gain := r.Repair, "–"
+		if repair == "" {
+			repair = "first-shot"
+		} else if f, ok := firstShot[r.Model]; ok {
+			gain = pts(r.Pass1 - f.Pass1)
+		}
+		cells = append(cells, []string{r.Model, repair, fmt.Sprint(r.Trials), pct(r.Pass1), pct(r.VCov), gain})
+	}
+	fmt.Fprintf(w, "\n## First-shot vs. after repair\n\n")
+	table(w, []string{"model", "pages", "trials", "pass@1", "V-Cov", "pass@1 gain"}, cells)
+}
+
+func attributionSection(w io.Writer, b metrics.Board) {
+	total := map[string]int{}
+	for _, r := range b.Rows {
+		for _, s := range r.Attributions.Shares {
+			total[s.Attribution] += s.Count
+		}
+	}
+	if len(total) == 0 {
+		return
+	}
+	attrs := sortedKeys(total)
+	sort.SliceStable(attrs, func(i, j int) bool { return total[attrs[i]] > total[attrs[j]] })
+	fmt.Fprintf(w, "\n## Failure attribution\n\nShare (count) of each model's failed trials, crashes included.\n\n")
+	var rows [][]string
+	for _, r := range b.Rows {
+		cells := []string{r.Name(), fmt.Sprint(r.Attributions.Failed)}
+		for _, a := range attrs {
+			n := 0
+			for _, s := range r.Attributions.Shares {
+				if s.Attribution == a {
+					n = s.Count
+				}
+			}
+			if n == 0 {
+				cells = append(cells, "–")
+			} else {
+				cells = append(cells, fmt.Sprintf("%s (%d)", pct(r.Attributions.Share(a)), n))
+			}
+		}
+		rows = append(rows, cells)
+	}
+	table(w, append([]string{"model", "failed"}, attrs...), rows)
+}
+
+func economicsSection(w io.Writer, b metrics.Board) {
+	measured := false
+	for _, r := range b.Rows {
+		measured = measured || r.Economics.RoA.Trials > 0 || r.Economics.TEM.Trials > 0
+	}
+	fmt.Fprintf(w, "\n## Cost and time\n\n")
+	if !measured {
+		fmt.Fprintf(w, "RoA and TEM: n/a — no trial has a recorded generation cost or model time.\n")
+		return
+	}
+	fmt.Fprintf(w, "RoA = Σ V-Cov·H_human·R / Σ C_model; TEM = Σ V-Cov·H_human / Σ H_model, over the scored trials "+
+		"that have the record (\"with cost\", \"with time\" of \"scored\").\n\n")
+	var rows [][]string
+	var notes []string
+	for _, r := range b.Rows {
+		e := r.Economics
+		rows = append(rows, []string{r.Name(), fmt.Sprint(e.Scored),
+			optNum(e.RoA.Value, 1), fmt.Sprint(e.RoA.Trials), sum(e.RoA, 4),
+			optNum(e.TEM.Value, 2), fmt.Sprint(e.TEM.Trials), sum(e.TEM, 4)})
+		for _, na := range []struct{ what, why string }{{"RoA", e.RoA.NA}, {"TEM", e.TEM.NA}} {
+			if na.why != "" {
+				notes = append(notes, fmt.Sprintf("- %s, %s: n/a — %s", r.Name(), na.what, na.why))
+			}
+		}
+		if e.NoHours > 0 {
+			notes = append(notes, fmt.Sprintf("- %s: %d trial(s) of tasks without human hours, not measured", r.Name(), e.NoHours))
+		}
+	}
+	table(w, []string{"model", "scored", "RoA (USD/USD)", "with cost", "cost (USD)", "TEM (h/h)", "with time", "model hours"}, rows)
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
+	}
+}
+
+// table writes a Markdown table, the first column left-aligned and the
+// others right-aligned.
+func table(w io.Writer, head []string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n|---|", strings.Join(escape(head), " | "))
+	for range head[1:] {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(escape(r), " | "))
+	}
+}
+
+func escape(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func pts(x float64) string { return fmt.Sprintf("%.1f pts", 100*x) }
+
+func num(x float64, decimals int) string { return fmt.Sprintf("%.*f", decimals, x) }
+
+// sum is a ratio's denominator, – when no trial was measured (a sum
+// over nothing is not a zero cost).
+func sum(r metrics.Ratio, decimals int) string {
+	if r.Trials == 0 {
+		return "–"
+	}
+	return num(r.Denominator, decimals)
+}
+
+func optPct(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return pct(*x)
+}
+
+func optNum(x *float64, decimals int) string {
+	if x == nil {
+		return "n/a"
+	}
+	return num(*x, decimals)
+}
