@@ -21,6 +21,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/gen"
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/report"
 	"github.com/worldprobe/worldprobe/internal/task"
 )
 
@@ -618,6 +619,16 @@ func TestGenOutputRunsAsCandidates(t *testing.T) {
 	require.NotNil(t, tr, "trials: %v", trials)
 	require.Equal(t, "ok", tr.Outcome)
 	require.True(t, tr.Pass, "the generated page is judged and passes")
+
+	// run reads the cost gen recorded: 300 tokens in at $2/M and 400 out at
+	// $8/M is $0.0038; RoA = V-Cov 1 × 0.2 h (the task's human_hours) × $60/h / $0.0038.
+	var l report.Leaderboard
+	b, err := os.ReadFile(filepath.Join(runOut, report.LeaderboardJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &l))
+	require.Len(t, l.Rows, 1)
+	require.Equal(t, 1, l.Rows[0].Economics.RoA.Trials)
+	require.InDelta(t, 0.2*60/0.0038, *l.Rows[0].Economics.RoA.Value, 1e-6)
 }
 
 // TestGenInterruptKeepsFinishedSamples: interrupted while a call is under
