@@ -32,7 +32,7 @@ func (a *Artifacts) Path(name string) string { return filepath.Join(a.dir, name)
 // Write stores data as the artifact name, atomically (a reader never sees
 // half of it).
 func (a *Artifacts) Write(name string, data []byte) error {
-	if err := writeFileAtomic(a.Path(name), data); err != nil {
+	if err := WriteFileAtomic(a.Path(name), data); err != nil {
 		return err
 	}
 	a.add(name)

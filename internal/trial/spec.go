@@ -191,12 +191,12 @@ func WriteJSONAtomic(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// writeFileAtomic writes data through a temporary file, fsync and rename,
+// WriteFileAtomic writes data through a temporary file, fsync and rename,
 // so a reader never sees half a file, even after kill -9.
-func writeFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
