@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/metrics"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
@@ -99,7 +100,7 @@ func writeRun(t *testing.T, dir string, trials []*result.Trial) {
 	for _, tr := range trials {
 		d := filepath.Join(dir, "trials", tr.Key)
 		require.NoError(t, os.MkdirAll(d, 0o755))
-		require.NoError(t, trial.WriteJSONAtomic(filepath.Join(d, trial.ResultFile), tr))
+		require.NoError(t, atomicfile.WriteJSON(filepath.Join(d, trial.ResultFile), tr))
 	}
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "trials", "unfinished"), 0o755)) // killed midway: no result.json
 }

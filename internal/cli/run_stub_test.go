@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -38,7 +39,7 @@ func (e *stubExecutor) Execute(ctx context.Context, runDir string, specs []trial
 		if err := os.MkdirAll(filepath.Join(runDir, s.Dir), 0o755); err != nil {
 			return err
 		}
-		if err := trial.WriteJSONAtomic(filepath.Join(runDir, s.Dir, trial.ResultFile), t); err != nil {
+		if err := atomicfile.WriteJSON(filepath.Join(runDir, s.Dir, trial.ResultFile), t); err != nil {
 			return err
 		}
 		if err := done(s, t); err != nil {

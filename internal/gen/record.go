@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/task"
-	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // Files of a sample's folder.
@@ -135,7 +135,7 @@ func write(s *Sample, g *Generation) (*Record, error) {
 	}
 	page := filepath.Join(s.Dir, PageFile)
 	if html := g.Extraction.HTML; html != "" {
-		if err := trial.WriteFileAtomic(page, []byte(html)); err != nil {
+		if err := atomicfile.Write(page, []byte(html)); err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256([]byte(html))
@@ -145,13 +145,13 @@ func write(s *Sample, g *Generation) (*Record, error) {
 	}
 	reply := filepath.Join(s.Dir, ReplyFile)
 	if g.Reply != "" {
-		if err := trial.WriteFileAtomic(reply, []byte(g.Reply)); err != nil {
+		if err := atomicfile.Write(reply, []byte(g.Reply)); err != nil {
 			return nil, err
 		}
 	} else if err := removeIfExists(reply); err != nil {
 		return nil, err
 	}
-	if err := trial.WriteJSONAtomic(filepath.Join(s.Dir, RecordFile), r); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(s.Dir, RecordFile), r); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 )
 
 // Cache is an on-disk response cache: one JSON file per request digest
@@ -56,25 +58,14 @@ func (c *Cache) Put(digest string, resp *Response) error {
 	return writeFileAtomic(c.path(digest), data)
 }
 
-// writeFileAtomic writes through a temporary file and a rename, so that
-// concurrent readers never see half a file.
+// writeFileAtomic creates path's folder and writes data and a newline to
+// it atomically, so that concurrent readers never see half a file.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("llm: write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("llm: write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("llm: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("llm: write %s: %w", path, err)
+	if err := atomicfile.Write(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("llm: %w", err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/store"
@@ -283,5 +284,5 @@ func writeIfChanged[T any](path string, old *T, v T) error {
 	if old != nil && reflect.DeepEqual(*old, v) {
 		return nil
 	}
-	return trial.WriteJSONAtomic(path, v)
+	return atomicfile.WriteJSON(path, v)
 }

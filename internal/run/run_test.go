@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/task"
@@ -124,7 +125,7 @@ func (e *stubExecutor) Execute(ctx context.Context, runDir string, specs []trial
 		if err := os.MkdirAll(filepath.Join(runDir, s.Dir), 0o755); err != nil {
 			return err
 		}
-		if err := trial.WriteJSONAtomic(filepath.Join(runDir, s.Dir, trial.ResultFile), t); err != nil {
+		if err := atomicfile.WriteJSON(filepath.Join(runDir, s.Dir, trial.ResultFile), t); err != nil {
 			return err
 		}
 		e.mu.Lock()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 )
 
 // Artifacts is the one store a trial's judges write their files through
@@ -32,7 +34,7 @@ func (a *Artifacts) Path(name string) string { return filepath.Join(a.dir, name)
 // Write stores data as the artifact name, atomically (a reader never sees
 // half of it).
 func (a *Artifacts) Write(name string, data []byte) error {
-	if err := WriteFileAtomic(a.Path(name), data); err != nil {
+	if err := atomicfile.Write(a.Path(name), data); err != nil {
 		return err
 	}
 	a.add(name)
