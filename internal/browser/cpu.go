@@ -28,11 +28,7 @@ func (b *Browser) CPUTimes() CPUTimes {
 	if root == 0 {
 		return out
 	}
-	pids, ok := descendantsByChildren(root)
-	if !ok {
-		pids = descendantsByScan(root)
-	}
-	for _, pid := range pids {
+	for _, pid := range descendants(root) {
 		kind, t, ok := cpuOf(pid)
 		if ok {
 			out[kind] += t

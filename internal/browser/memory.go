@@ -200,10 +200,7 @@ func (w *memoryWatch) killedSince(t time.Time) (MemoryKill, bool) {
 // every process are not counted again in each. /proc/PID/status stays
 // readable for processes that made themselves undumpable (sandboxed ones).
 func treeOf(root int) []process {
-	pids, ok := descendantsByChildren(root)
-	if !ok {
-		pids = descendantsByScan(root)
-	}
+	pids := descendants(root)
 	out := make([]process, 0, len(pids))
 	for _, pid := range pids {
 		p := process{pid: pid}
@@ -211,6 +208,15 @@ func treeOf(root int) []process {
 		out = append(out, p)
 	}
 	return out
+}
+
+// descendants lists root and its descendants: by the kernel's children
+// files where it has them, else by scanning every process's parent.
+func descendants(root int) []int {
+	if pids, ok := descendantsByChildren(root); ok {
+		return pids
+	}
+	return descendantsByScan(root)
 }
 
 // descendantsByChildren walks /proc/PID/task/TID/children from root (a
@@ -310,5 +316,5 @@ func measure(pid int) (int64, bool) {
 		}
 	}
 	cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-	return total, bytes.Contains(cmd, []byte("--type=renderer"))
+	return total, processKind(cmd) == "renderer"
 }
