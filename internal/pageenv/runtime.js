@@ -856,6 +856,50 @@
     });
   }
 
+  // ---- input delivery ----
+  // The browser's trusted input events that reached this document, by type,
+  // counted in the capture phase on the window (the runtime's listener is
+  // the first there: it is added before any page script runs). The harness
+  // compares them with what it sent to know its input has been dispatched
+  // without waiting for real frames; events that land elsewhere (an iframe,
+  // outside the viewport) leave the count short and the wait falls back to
+  // two real frames.
+  const INPUT_TYPES = ['mousemove', 'mousedown', 'mouseup', 'keydown', 'keyup', 'wheel'];
+  const inputSeen = ObjectCreate(null);
+  for (let i = 0; i < INPUT_TYPES.length; i++) {
+    const type = INPUT_TYPES[i];
+    inputSeen[type] = 0;
+    apply(AddListener, G, [type, (e) => { if (e.isTrusted) inputSeen[type]++; }, { capture: true, passive: true }]);
+  }
+  function inputCounts() {
+    const out = {};
+    for (let i = 0; i < INPUT_TYPES.length; i++) out[INPUT_TYPES[i]] = inputSeen[INPUT_TYPES[i]];
+    return out;
+  }
+  // inputSettled resolves with the counts ({seen, waited}: real frames
+  // waited) once every type has reached the count in want, or after two
+  // real frames (by then rAF-aligned input has been dispatched wherever it
+  // went).
+  function inputSettled(want) {
+    hideCarets();
+    const reached = () => {
+      for (let i = 0; i < INPUT_TYPES.length; i++) {
+        const type = INPUT_TYPES[i];
+        if (want && typeof want[type] === 'number' && inputSeen[type] < want[type]) return false;
+      }
+      return true;
+    };
+    return new RealPromise((resolve) => {
+      let waited = 0;
+      const check = () => {
+        if (reached() || !realRAF || waited >= 2) { resolve({ seen: inputCounts(), waited }); return; }
+        waited++;
+        realRAF(check);
+      };
+      check();
+    });
+  }
+
   // ---- observation: state ----
   const NONFINITE = { NaN: 'NaN', Infinity: 'Infinity', '-Infinity': '-Infinity' };
   function readState(maxBytes) {
@@ -1234,6 +1278,7 @@
     version: 1,
     step,
     realFrame,
+    inputSettled,
     readState,
     pending: () => pendingLoads,
     canvasRect: () => JSONStringify(canvasRect()),

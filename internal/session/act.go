@@ -199,12 +199,75 @@ func (s *Session) mouse(ctx context.Context, p input.DispatchMouseEventParams) e
 		p.PointerType = input.DispatchMouseEventPointerTypeMouse
 	}
 	_, err := call(ctx, s, "dispatching "+string(p.Type), input.DispatchMouseEvent, p)
+	if err == nil {
+		s.input.sent(mouseEventType[p.Type])
+	}
 	return err
 }
 
-// settleInput lets input the browser aligns to real frames reach the page.
+// mouseEventType is the DOM event a dispatched mouse event becomes.
+var mouseEventType = map[input.DispatchMouseEventType]string{
+	input.DispatchMouseEventTypeMouseMoved:    "mousemove",
+	input.DispatchMouseEventTypeMousePressed:  "mousedown",
+	input.DispatchMouseEventTypeMouseReleased: "mouseup",
+	input.DispatchMouseEventTypeMouseWheel:    "wheel",
+}
+
+// inputLedger counts, by DOM event type, the trusted input the harness sent
+// to the current document since the page last reported what it had seen,
+// and what it had seen then.
+type inputLedger struct {
+	seen   map[string]int
+	unseen map[string]int
+	// settles and framesWaited count the waits of this document and the
+	// real frames they took (0 each when the page had seen everything).
+	settles, framesWaited int
+}
+
+func (l *inputLedger) sent(eventType string) {
+	if eventType == "" {
+		return
+	}
+	if l.unseen == nil {
+		l.unseen = map[string]int{}
+	}
+	l.unseen[eventType]++
+}
+
+// want is the count of each type the page must have seen for everything
+// sent to have been dispatched. Mouse moves sent back to back may be
+// coalesced into one event, so at least one more is all that is asked.
+func (l *inputLedger) want() map[string]int {
+	w := map[string]int{}
+	for t, n := range l.unseen {
+		if t == "mousemove" {
+			n = min(n, 1)
+		}
+		w[t] = l.seen[t] + n
+	}
+	return w
+}
+
+// settleInput returns once the input sent so far has been dispatched in the
+// page. Mouse moves and wheels are aligned to real animation frames by the
+// browser, so without this a page would see them late; the page counts the
+// trusted events it receives, and the wait ends as soon as every sent event
+// has arrived, or after two real frames when some landed where the page
+// cannot count them (an iframe, outside the viewport).
 func (s *Session) settleInput(ctx context.Context) error {
-	return s.eval(ctx, s.cfg.CallTimeout, "window.__wp.realFrame()", true, nil)
+	want, err := json.Marshal(s.input.want())
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Seen   map[string]int `json:"seen"`
+		Waited int            `json:"waited"`
+	}
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.inputSettled("+string(want)+")", true, &r); err != nil {
+		return err
+	}
+	s.input = inputLedger{seen: r.Seen, settles: s.input.settles + 1, framesWaited: s.input.framesWaited + r.Waited}
+	return nil
 }
 
 // Click presses the left button at the target, steps hold frames with it
@@ -236,11 +299,11 @@ func (s *Session) Click(ctx context.Context, t target.Target, hold int) error {
 // hold lets the input sent so far reach the page and steps frames frames
 // (undrawn unless draw skipping is off) while it is held.
 func (s *Session) hold(ctx context.Context, frames int) error {
-	if err := s.settleInput(ctx); err != nil {
-		return err
-	}
 	if frames <= 0 {
 		return nil
+	}
+	if err := s.settleInput(ctx); err != nil {
+		return err
 	}
 	_, err := s.Step(ctx, frames, false)
 	return err
@@ -356,6 +419,7 @@ func (s *Session) Wheel(ctx context.Context, t target.Target, dx, dy float64) er
 	if _, err := call(ctx, s, "dispatching a wheel event", dispatchWheel, params); err != nil {
 		return err
 	}
+	s.input.sent("wheel")
 	return s.settleInput(ctx)
 }
 
@@ -478,6 +542,11 @@ func (s *Session) Key(ctx context.Context, kind, key string, hold int, with ...s
 		if _, err := call(ctx, s, fmt.Sprintf("dispatching key %q", key), input.DispatchKeyEvent, ev); err != nil {
 			return err
 		}
+		if ev.Type == input.DispatchKeyEventTypeKeyUp {
+			s.input.sent("keyup")
+		} else {
+			s.input.sent("keydown")
+		}
 	}
 	return s.settleInput(ctx)
 }
@@ -501,7 +570,9 @@ func (s *Session) Type(ctx context.Context, selector, text string) error {
 	if err := s.eval(ctx, s.cfg.CallTimeout, change, false, nil); err != nil {
 		return err
 	}
-	return s.settleInput(ctx)
+	// Inserted text is no counted event: wait two real frames, as for input
+	// that landed where the page cannot count it.
+	return s.eval(ctx, s.cfg.CallTimeout, "window.__wp.realFrame()", true, nil)
 }
 
 // Reload loads the page again from scratch: a fresh document, clock and

@@ -127,6 +127,9 @@ type Session struct {
 	// let it up; heldAt is where the pointer was last moved with it.
 	buttonHeld bool
 	heldAt     Point
+	// input is the trusted input this document has been sent and has seen,
+	// by DOM event type (see settleInput).
+	input inputLedger
 	// netSeen is the page's count of network-capable calls when the network
 	// was last known settled (-1: unknown, wait before the next frame);
 	// startedSeen the harness's request count at that point (see settled).
@@ -300,6 +303,7 @@ func (s *Session) prepare(ctx context.Context) error {
 // network to go quiet.
 func (s *Session) navigate(ctx context.Context) error {
 	s.netSeen, s.pace = -1, 0
+	s.input = inputLedger{}
 	// While the page loads, the debugger reports each script compiled, so
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
 	// switched off once the page is idle: with it on, V8 pauses a page near

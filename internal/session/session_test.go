@@ -361,3 +361,63 @@ func TestIdleWaitsFinish(t *testing.T) {
 		})
 	}
 }
+
+// TestInputSettlesOnTheEventsThePageSaw: after an action the harness waits
+// only until the page has received the trusted events it was sent, not for
+// real frames; input that lands where the page cannot count it (an iframe)
+// falls back to two real frames and still arrives before the next read.
+func TestInputSettlesOnTheEventsThePageSaw(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "input", "index.html"))
+	_, err := s.Step(ctx, 1, false)
+	require.NoError(t, err)
+
+	type seen struct {
+		PadClicks   int `json:"padClicks"`
+		PadMoves    int `json:"padMoves"`
+		Keys        int `json:"keys"`
+		FrameClicks int `json:"frameClicks"`
+	}
+	read := func() seen {
+		t.Helper()
+		st, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		var v seen
+		require.NoError(t, json.Unmarshal(st.JSON, &v))
+		return v
+	}
+
+	require.NoError(t, s.Click(ctx, target.Target{At: []float64{100, 100}}, 0))
+	require.NoError(t, s.Move(ctx, target.Target{At: []float64{120, 140}}))
+	require.NoError(t, s.Key(ctx, "press", "a", 0))
+	require.NoError(t, s.Key(ctx, "press", "b", 2))
+	require.Equal(t, seen{PadClicks: 1, PadMoves: 2, Keys: 2}, read())
+	require.Equal(t, 5, s.input.settles, "after the click, the move and each key, and before the held key's frames")
+	require.Equal(t, 0, s.input.framesWaited, "every event was counted as it arrived: no real frame was waited for")
+	require.Equal(t, map[string]int{"mousemove": 2, "mousedown": 1, "mouseup": 1, "keydown": 2, "keyup": 2, "wheel": 0}, s.input.seen)
+
+	require.NoError(t, s.Click(ctx, target.Target{Selector: "#inner"}, 0))
+	require.Equal(t, 1, read().FrameClicks, "the click inside the iframe arrived")
+	require.Equal(t, 2, s.input.framesWaited, "the parent could not count it: two real frames")
+
+	require.NoError(t, s.Click(ctx, target.Target{At: []float64{100, 100}}, 0))
+	require.Equal(t, 2, read().PadClicks)
+	require.Equal(t, 2, s.input.framesWaited, "counting resumes from what the page saw")
+
+	require.NoError(t, s.Reload(ctx))
+	require.Equal(t, inputLedger{}, s.input, "a new document starts a new count")
+}
+
+func TestInputLedgerWant(t *testing.T) {
+	var l inputLedger
+	require.Empty(t, l.want())
+	l = inputLedger{seen: map[string]int{"mousemove": 4, "mousedown": 1}}
+	for range 3 {
+		l.sent("mousemove")
+	}
+	l.sent("mousedown")
+	l.sent("keydown")
+	l.sent("")
+	require.Equal(t, map[string]int{"mousemove": 5, "mousedown": 2, "keydown": 1}, l.want(),
+		"moves sent back to back may arrive as one event; the others are counted one for one")
+}
