@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -313,13 +314,13 @@ func writeGenSummary(w io.Writer, o *GenOptions, sum *gen.Summary, models []*gen
 		cmd += " --task " + shellQuote(t)
 	}
 	for _, m := range models {
-		for k := 1; k <= o.Samples; k++ {
-			name := m.Slug
-			if o.Samples > 1 {
-				name = fmt.Sprintf("%s-s%d", m.Slug, k)
-			}
-			cmd += " --candidates " + shellQuote(name+"="+gen.CandidatesDir(o.Out, m, k))
+		dir := gen.CandidatesDir(o.Out, m, 1)
+		if o.Samples > 1 {
+			// The model's folder: run judges its sample-<k> folders as
+			// samples of one model, for pass@k.
+			dir = filepath.Dir(dir)
 		}
+		cmd += " --candidates " + shellQuote(m.Slug+"="+dir)
 	}
 	fmt.Fprintf(w, "pages in %s; judge them with:\n  %s\n", o.Out, cmd)
 }

@@ -107,7 +107,7 @@ says how many trials were retried and why.
 	}
 	f := cmd.Flags()
 	o.engineFlags.register(f)
-	f.StringArrayVar(&o.Candidates, "candidates", nil, "[MODEL=]DIR of candidate pages (repeatable); MODEL defaults to DIR's name")
+	f.StringArrayVar(&o.Candidates, "candidates", nil, "[MODEL=]DIR of candidate pages, DIR/<task-id>/index.html, or a gen model folder whose sample-<k> folders are samples of one model (repeatable); MODEL defaults to DIR's name")
 	registerTaskFlag(f, &o.Tasks, "tasks")
 	f.BoolVar(&o.Oracle, "oracle", false, "add each task's reference solution as model 'oracle'")
 	f.BoolVar(&o.Fixtures, "fixtures", false, "add each task's flawed fixtures as model 'fixtures'")

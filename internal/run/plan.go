@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
@@ -20,7 +21,9 @@ import (
 // Source is where one model's candidate pages are.
 type Source struct {
 	Model string `json:"model"`
-	// Dir holds DIR/<task-id>/index.html or DIR/<task-id>.html.
+	// Dir holds DIR/<task-id>/index.html or DIR/<task-id>.html — or, as
+	// 'worldprobe gen' writes a model's folder, DIR/sample-<k>/ folders of
+	// that shape, each a sample of the model (pass@k counts them).
 	Dir string `json:"dir,omitempty"`
 	// Oracle uses each task's reference solution; Fixtures its flawed fixtures.
 	Oracle   bool `json:"oracle,omitempty"`
@@ -112,7 +115,11 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 				if err != nil {
 					return nil, err
 				}
-				for k := 0; k < max(1, repeat); k++ {
+				for r := 0; r < max(1, repeat); r++ {
+					// Generated sample s (1, 2, …) judged r times: samples
+					// stay distinct, and a folder of one page keeps its
+					// samples 0 … repeat-1.
+					k := max(0, pg.sample-1)*max(1, repeat) + r
 					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, Digest: dg,
 						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
 					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, p.Variant)
@@ -128,6 +135,38 @@ type candidatePage struct {
 	name   string
 	path   string
 	expect *task.Fixture
+	// sample is the generated sample the page is (its sample-<k> folder),
+	// 0 for a folder of one page per task.
+	sample int
+}
+
+// SampleDirs lists dir's sample-<k> folders (as 'worldprobe gen' writes a
+// model's samples) in order of k, with their k; none when dir is a folder
+// of pages.
+func SampleDirs(dir string) ([]string, []int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("candidates folder: %w", err)
+	}
+	type sd struct {
+		path string
+		k    int
+	}
+	var found []sd
+	for _, e := range entries {
+		var k int
+		if _, err := fmt.Sscanf(e.Name(), "sample-%d", &k); err != nil || !e.IsDir() || k < 1 || e.Name() != fmt.Sprintf("sample-%d", k) {
+			continue
+		}
+		found = append(found, sd{filepath.Join(dir, e.Name()), k})
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].k < found[j].k })
+	var dirs []string
+	var ks []int
+	for _, f := range found {
+		dirs, ks = append(dirs, f.path), append(ks, f.k)
+	}
+	return dirs, ks, nil
 }
 
 func candidates(t *task.Task, src Source) ([]candidatePage, error) {
@@ -145,16 +184,32 @@ func candidates(t *task.Task, src Source) ([]candidatePage, error) {
 		}
 		return out, nil
 	}
+	dirs, ks, err := SampleDirs(src.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return []candidatePage{pageIn(src.Dir, t, 0)}, nil
+	}
+	var out []candidatePage
+	for i, d := range dirs {
+		out = append(out, pageIn(d, t, ks[i]))
+	}
+	return out, nil
+}
+
+// pageIn is t's page in a folder of pages; with no page there, the model
+// produced nothing for the task: a trial that scores zero.
+func pageIn(dir string, t *task.Task, sample int) candidatePage {
 	for _, p := range []string{
-		filepath.Join(src.Dir, filepath.FromSlash(t.ID), "index.html"),
-		filepath.Join(src.Dir, filepath.FromSlash(t.ID)+".html"),
+		filepath.Join(dir, filepath.FromSlash(t.ID), "index.html"),
+		filepath.Join(dir, filepath.FromSlash(t.ID)+".html"),
 	} {
 		if _, err := os.Stat(p); err == nil {
-			return []candidatePage{{name: t.Slug(), path: p}}, nil
+			return candidatePage{name: t.Slug(), path: p, sample: sample}
 		}
 	}
-	// The model produced nothing for this task: a trial that scores zero.
-	return []candidatePage{{name: t.Slug()}}, nil
+	return candidatePage{name: t.Slug(), sample: sample}
 }
 
 func fileDigest(path string) (string, error) {
@@ -188,7 +243,11 @@ func (m Missing) Most() bool { return 2*len(m.Tasks) >= m.Of }
 
 // Expected is where the page of task id was looked for.
 func (m Missing) Expected(id string) (dir, file string) {
-	return filepath.Join(m.Source.Dir, filepath.FromSlash(id), "index.html"), filepath.Join(m.Source.Dir, filepath.FromSlash(id)+".html")
+	base := m.Source.Dir
+	if dirs, _, err := SampleDirs(base); err == nil && len(dirs) > 0 {
+		base = filepath.Join(base, "sample-<k>")
+	}
+	return filepath.Join(base, filepath.FromSlash(id), "index.html"), filepath.Join(base, filepath.FromSlash(id)+".html")
 }
 
 // MissingPages lists, in the order of sources, the candidates folders
@@ -201,14 +260,18 @@ func MissingPages(plan []Planned, sources []Source) []Missing {
 			continue
 		}
 		m := Missing{Source: src}
-		seen := map[string]bool{}
+		seen, missing := map[string]bool{}, map[string]bool{}
 		for _, p := range plan {
-			if p.Model != src.Model || seen[p.Task.ID] {
+			if p.Model != src.Model {
 				continue
 			}
-			seen[p.Task.ID] = true
-			m.Of++
-			if p.Page == "" {
+			if !seen[p.Task.ID] {
+				seen[p.Task.ID] = true
+				m.Of++
+			}
+			// A task counts as missing when any of its samples has no page.
+			if p.Page == "" && !missing[p.Task.ID] {
+				missing[p.Task.ID] = true
 				m.Tasks = append(m.Tasks, p.Task.ID)
 			}
 		}
