@@ -149,7 +149,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		c.Trajectory.add(Entry{Turn: r.Turns, Kind: KindModel, Text: resp.Text, ToolCalls: callsOf(resp.ToolCalls), StopReason: resp.StopReason,
 			Model: resp.Provider + "/" + resp.Model, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens,
 			CostUSD: resp.CostUSD, LatencyMS: resp.Latency.Milliseconds()})
-		req.Messages = append(req.Messages, llm.AssistantText(resp.Text, resp.ToolCalls...))
+		req.Messages = append(req.Messages, llm.AssistantText(resp.Text, sent(resp.ToolCalls)...))
 		if len(resp.ToolCalls) == 0 {
 			if resp.StopReason == llm.StopLength {
 				req.Messages = append(req.Messages, llm.UserText(CutOffNote))
@@ -191,6 +191,21 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// sent are the calls as the conversation replays them: arguments that
+// are no JSON (cut off by the output limit) go back as {}, since no
+// provider takes them back otherwise; the call's result says why it was
+// not run.
+func sent(calls []llm.ToolCall) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	for i, c := range calls {
+		if len(c.Arguments) > 0 && !json.Valid(c.Arguments) {
+			c.Arguments = json.RawMessage("{}")
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // add counts one answered call.

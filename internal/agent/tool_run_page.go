@@ -129,15 +129,15 @@ func describeReport(r *inspect.Report, frames int) string {
 		fmt.Fprintf(&b, "library %s served as %s\n", line(s.URL), s.ServedAs)
 	}
 	if gl := r.WebGL; gl != nil {
-		fmt.Fprintf(&b, "webgl: %d contexts created, %d failed, %d lost, %d restored\n", gl.Contexts, gl.Failed, gl.Lost, gl.Restored)
+		fmt.Fprintf(&b, "webgl: %s created, %d failed, %d lost, %d restored\n", count(gl.Contexts, "context"), gl.Failed, gl.Lost, gl.Restored)
 	}
 	if l := r.Loop; l != nil && r.Frames > 0 {
-		fmt.Fprintf(&b, "render loop: %d of %d frames ran an animation-frame callback, %d drew with WebGL (%d draw calls)\n",
-			l.FramesWithCallbacks, r.Frames, l.FramesWithDraws, l.Draws)
+		fmt.Fprintf(&b, "render loop: %d of %d frames ran an animation-frame callback, %d drew with WebGL (%s)\n",
+			l.FramesWithCallbacks, r.Frames, l.FramesWithDraws, count(l.Draws, "draw call"))
 	}
 	if sc := r.Scene; sc != nil && sc.ThreeRevision != "" {
-		fmt.Fprintf(&b, "three.js r%s: %d scenes, %d objects, %d meshes (%d visible), %d lights\n",
-			sc.ThreeRevision, sc.Scenes, sc.Objects, sc.Meshes, sc.VisibleMeshes, sc.Lights)
+		fmt.Fprintf(&b, "three.js r%s: %s, %s, %s (%d visible), %s\n",
+			sc.ThreeRevision, count(sc.Scenes, "scene"), count(sc.Objects, "object"), count(sc.Meshes, "mesh"), sc.VisibleMeshes, count(sc.Lights, "light"))
 	}
 	if c := r.Canvas; c != nil {
 		blank := "not blank"
@@ -182,4 +182,15 @@ func line(s string) string {
 		s = string(r[:maxReportLine]) + " […]"
 	}
 	return s
+}
+
+// count writes n and the noun, plural unless n is 1: "1 mesh", "2 meshes".
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "sh"):
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
