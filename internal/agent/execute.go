@@ -122,6 +122,7 @@ func runSample(ctx context.Context, o Options, s *gen.Sample) (rec *gen.Record, 
 	}
 	r := record(s, o.Budget, res, strings.TrimSpace(string(page)) != "")
 	r.Error = traj.Redact(r.Error)
+	r.Agent.Summary = traj.Redact(r.Agent.Summary)
 	traj.add(Entry{Turn: res.Turns, Kind: KindEnd, EndedBy: res.EndedBy, Budget: res.Budget, FinishReason: string(r.FinishReason), Reason: r.Error})
 	if err := traj.Err(); err != nil {
 		return nil, nil, err

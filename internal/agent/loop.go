@@ -93,6 +93,10 @@ type Result struct {
 	Stop error
 }
 
+// UnknownTool counts, in [Result.ToolCalls], the calls of tools that do
+// not exist.
+const UnknownTool = "unknown_tool"
+
 // Notes the loop sends the model of its own.
 const (
 	// CutOffNote follows a reply cut off by the output limit without a
@@ -162,7 +166,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			break
 		}
 		for _, call := range resp.ToolCalls {
-			r.ToolCalls[call.Name]++
+			name := call.Name
+			if _, ok := lookup(name); !ok {
+				name = UnknownTool // the model's own names do not reach gen.json
+			}
+			r.ToolCalls[name]++
 			start := time.Now()
 			var text string
 			failed := true
@@ -174,7 +182,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			took := time.Since(start)
 			r.ToolTime += took
 			if failed {
-				r.ToolErrors[call.Name]++
+				r.ToolErrors[name]++
 			}
 			req.Messages = append(req.Messages, llm.ToolResult(call.ID, text))
 			c.Trajectory.add(Entry{Turn: r.Turns, Kind: KindTool, ID: call.ID, Name: call.Name, Result: text, Error: failed, MS: took.Milliseconds()})

@@ -296,13 +296,15 @@ func TestAgentAnswersInText(t *testing.T) {
 
 // TestAgentCutOffReplies: a tool call whose arguments the output limit
 // cut is not run and the model is told why; a reply cut off without a
-// tool call is followed by a note asking for write_file.
+// tool call is followed by a note asking for write_file; a tool that does
+// not exist is answered with the list of those that do.
 func TestAgentCutOffReplies(t *testing.T) {
 	page := tinySolution(t)
 	p := newProvider(t, "openai",
 		step{stop: "length", calls: []scriptedCall{tc("write_file", nil)}, rawArgs: `{"path": "index.html", "content": "<!DOCTYPE html><html><body><script>const renderer = new THREE.WebGLRen`},
 		step{stop: "length", text: "```html\n<!DOCTYPE html>\n<html><body><script>\nconst renderer = new THREE.WebGLRen"},
 		step{calls: []scriptedCall{tc("write_file", map[string]any{"path": "index.html", "content": page})}},
+		step{text: "Let me check the folder.", calls: []scriptedCall{tc("bash", map[string]any{"cmd": "ls -la"})}},
 		step{calls: []scriptedCall{tc("finish", nil)}},
 	)
 	m := p.model(t, "")
@@ -311,13 +313,15 @@ func TestAgentCutOffReplies(t *testing.T) {
 	require.NoError(t, err)
 	reqs := p.requests()
 	b, _ := os.ReadFile(filepath.Join(sampleDir(out, m), TrajectoryFile))
-	require.Len(t, reqs, 4, "%s", b)
+	require.Len(t, reqs, 5, "%s", b)
 	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_1_1", "content": cutOffCall}, messages(reqs[1])[3])
 	require.Equal(t, map[string]any{"role": "user", "content": CutOffNote}, messages(reqs[2])[5])
 	r := readRecord(t, sampleDir(out, m))
 	require.Equal(t, gen.StatusDone, r.Status)
 	require.Equal(t, gen.FinishStop, r.FinishReason)
-	require.Equal(t, []llm.StopReason{llm.StopLength, llm.StopLength, llm.StopToolUse, llm.StopToolUse}, r.StopReasons)
-	require.Equal(t, map[string]int{"write_file": 2, "finish": 1}, r.Agent.ToolCalls)
-	require.Equal(t, map[string]int{"write_file": 1}, r.Agent.ToolErrors)
+	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_4_1",
+		"content": `error: there is no tool "bash"; the tools are list_files, read_file, grep, write_file, edit_file, run_page, finish`}, messages(reqs[4])[9])
+	require.Equal(t, []llm.StopReason{llm.StopLength, llm.StopLength, llm.StopToolUse, llm.StopToolUse, llm.StopToolUse}, r.StopReasons)
+	require.Equal(t, map[string]int{"write_file": 2, UnknownTool: 1, "finish": 1}, r.Agent.ToolCalls, "a tool the model made up is counted, not named")
+	require.Equal(t, map[string]int{"write_file": 1, UnknownTool: 1}, r.Agent.ToolErrors)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 
 	"github.com/spf13/pflag"
@@ -87,7 +88,10 @@ func agentExecutor(ctx context.Context, io IO, o *GenOptions, sum *gen.Summary) 
 			return nil, nil, err
 		}
 		done = func() { _ = b.Close() }
-		ao.Runtime = func(t *task.Task) agent.Runtime { return &agent.Inspector{Browser: b, Resolver: res, Task: t} }
+		logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		ao.Runtime = func(t *task.Task) agent.Runtime {
+			return &agent.Inspector{Browser: b, Resolver: res, Task: t, Logger: logger}
+		}
 	}
 	return func() error { return agent.Execute(ctx, ao, sum) }, done, nil
 }
