@@ -36,7 +36,8 @@ type Options struct {
 	Secrets []string
 }
 
-// PartialSuffix marks the trajectory of a run under way (or interrupted):
+// PartialSuffix marks the trajectory of a run under way (removed if the
+// run is interrupted, since the sample is then run again):
 // trajectory.jsonl.part, renamed to trajectory.jsonl when the run ends.
 const PartialSuffix = ".part"
 
