@@ -36,6 +36,8 @@ type GenOptions struct {
 	RetryFailed       bool
 	RegenerateChanged bool
 	AllowUnpriced     bool
+	// Agent runs each sample as an agent (--agent and its flags).
+	Agent agentFlags
 	// resume is the command line that goes on after a stop.
 	resume string
 }
@@ -84,6 +86,18 @@ calls under way finish and are kept, it says how many samples are done and how
 to resume, and it exits 4. Interrupted (Ctrl-C), it keeps every finished sample
 and exits 3. Layout and gen.json: docs/generation.md.
 
+--agent runs each sample as an agent instead: the model works in a fresh folder
+holding only the task's prompt (brief.md), its state interface as data and an
+empty index.html, through tools — list_files, read_file, grep, write_file,
+edit_file, run_page (the page in the real runtime: load errors, exceptions,
+console messages, WebGL problems and a snapshot of window.__3D_STATE__, never a
+contract verdict) and finish — until it calls finish, answers without a tool
+call, or --max-turns, --max-agent-tokens, --max-agent-usd or a budget of the
+models file runs out (recorded as finish_reason budget, the page so far kept).
+The final index.html is written to OUT/<model-slug>+agent/sample-<k>/<task-id>/
+with gen.json (turns, tool calls per tool, tokens, cost, the test-to-edit ratio)
+and trajectory.jsonl (every turn, keys redacted).
+
 ` + exitStatusHelp("every planned sample has a gen.json, failed samples included (they are counted and listed), or after --dry-run", ""),
 		Example: `  worldprobe gen suites/starter --model generator
   worldprobe gen suites/starter --model openai/gpt-4.1 --model anthropic/claude-sonnet-4-5 -n 3
@@ -91,7 +105,8 @@ and exits 3. Layout and gen.json: docs/generation.md.
   worldprobe gen suites/starter --model generator --dry-run
   worldprobe gen suites/starter --model generator --retry-failed
   worldprobe gen suites/starter --model generator --record rec/ && worldprobe gen suites/starter --model generator --replay rec/ --out out/replayed
-  worldprobe gen suites/starter --model openai/gpt-4.1 --out out/gen && worldprobe run suites/starter --candidates gpt=out/gen/openai-gpt-4.1/sample-1`,
+  worldprobe gen suites/starter --model openai/gpt-4.1 --out out/gen && worldprobe run suites/starter --candidates gpt=out/gen/openai-gpt-4.1/sample-1
+  worldprobe gen suites/starter --model anthropic/claude-sonnet-4-5 --agent --max-turns 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("gen needs at least one SUITE or TASK folder")
@@ -100,6 +115,7 @@ and exits 3. Layout and gen.json: docs/generation.md.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
+			o.Agent.changed = cmd.Flags().Changed
 			o.resume = commandLine(cmd, args, "retry-failed", "regenerate-changed", "dry-run")
 			return runGen(cmd.Context(), io, o)
 		},
@@ -117,6 +133,7 @@ and exits 3. Layout and gen.json: docs/generation.md.
 	f.BoolVar(&o.RetryFailed, "retry-failed", false, "generate again the samples whose gen.json says failed")
 	f.BoolVar(&o.RegenerateChanged, "regenerate-changed", false, "generate again the samples whose prompt changed since they were generated")
 	f.BoolVar(&o.AllowUnpriced, "allow-unpriced", false, "allow models missing from the pricing table (their cost counts as 0)")
+	o.Agent.register(f)
 	return cmd
 }
 
@@ -131,6 +148,9 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 	case o.Record != "" && o.Replay != "":
 		return usageErr("--record and --replay cannot be used together")
 	}
+	if err := o.Agent.check(); err != nil {
+		return err
+	}
 	tasks, err := task.Select(o.Paths, o.Tasks)
 	if err != nil {
 		return usageErr("%v", err)
@@ -141,6 +161,9 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 	}
 	opts := gen.Options{Tasks: tasks, Models: models, Samples: o.Samples, Out: o.Out, Jobs: o.Jobs,
 		RetryFailed: o.RetryFailed, RegenerateChanged: o.RegenerateChanged, DryRun: o.DryRun, Progress: io.ErrOut}
+	if o.Agent.On {
+		agentModels(models, &opts)
+	}
 	sum, err := gen.Plan(opts)
 	if err != nil {
 		return runtimeErr(err)
@@ -156,12 +179,24 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 			return runtimeErr(err)
 		}
 		writeDryRun(io.Out, sum, models)
+		if o.Agent.On {
+			writeAgentDryRun(io.Out, o)
+		}
 		return nil
+	}
+	execute := func() error { return gen.Execute(ctx, opts, sum) }
+	if o.Agent.On {
+		run, done, err := agentExecutor(ctx, io, o, sum)
+		if err != nil {
+			return err
+		}
+		defer done()
+		execute = run
 	}
 	fmt.Fprintf(io.ErrOut, "gen: %s × %s × %s = %s (%d kept, %d to generate), %d jobs → %s\n",
 		plural(len(tasks), "task"), plural(len(models), "model"), plural(o.Samples, "sample"), plural(sum.Planned, "sample"),
 		sum.KeptDone+sum.KeptFailed, len(sum.ToDo), o.Jobs, o.Out)
-	err = gen.Execute(ctx, opts, sum)
+	err = execute()
 	writeGenSummary(io.Out, o, sum, models)
 	switch {
 	case err == nil:
@@ -285,7 +320,7 @@ func writeGenSummary(w io.Writer, o *GenOptions, sum *gen.Summary, models []*gen
 		byFinish[r.FinishReason]++
 	}
 	var kinds []string
-	for _, f := range []gen.Finish{gen.FinishNoHTML, gen.FinishRefusal, gen.FinishError, gen.FinishTruncated, gen.FinishStop, gen.FinishOther} {
+	for _, f := range []gen.Finish{gen.FinishNoHTML, gen.FinishRefusal, gen.FinishError, gen.FinishTruncated, gen.FinishBudget, gen.FinishStop, gen.FinishOther} {
 		if byFinish[f] > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s %d", f, byFinish[f]))
 		}

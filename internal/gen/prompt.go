@@ -3,6 +3,7 @@ package gen
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
@@ -31,6 +32,9 @@ type Prompt struct {
 	// User is the task's prompt: its brief with parameters filled in and
 	// the state interface ([task.Task.Prompt]).
 	User string
+	// Tools are the tools every call offers (agent runs); none for a
+	// single-shot generation.
+	Tools []llm.Tool
 }
 
 // PromptOf builds the prompt of t.
@@ -43,19 +47,28 @@ func PromptOf(t *task.Task) (Prompt, error) {
 }
 
 // Digest is the sha256, in hex, of the exact prompt: the system text, a
-// NUL byte and the user text.
+// NUL byte and the user text; with tools, another NUL byte and their
+// definitions as JSON.
 func (p Prompt) Digest() string {
 	h := sha256.New()
 	h.Write([]byte(p.System))
 	h.Write([]byte{0})
 	h.Write([]byte(p.User))
+	if len(p.Tools) > 0 {
+		b, err := json.Marshal(p.Tools)
+		if err != nil {
+			panic(err) // tools are plain data and always marshal
+		}
+		h.Write([]byte{0})
+		h.Write(b)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Request is the first call of a sample; variant tells samples of the same
 // prompt apart in the response cache and the recordings.
 func (p Prompt) Request(variant string) llm.Request {
-	return llm.Request{Messages: []llm.Message{llm.SystemText(p.System), llm.UserText(p.User)}, Variant: variant}
+	return llm.Request{Messages: []llm.Message{llm.SystemText(p.System), llm.UserText(p.User)}, Tools: p.Tools, Variant: variant}
 }
 
 // Continuation is the call that asks for the rest of partial, the reply so

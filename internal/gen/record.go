@@ -92,6 +92,9 @@ type Record struct {
 	Extraction *Extraction `json:"extraction,omitempty"`
 	// Error says why the sample failed or was cut short.
 	Error string `json:"error,omitempty"`
+	// Agent is what an agent run did ('gen --agent'); nil for a
+	// single-shot sample.
+	Agent *AgentStats `json:"agent,omitempty"`
 }
 
 // ReadRecord reads dir/gen.json; nil without error when there is none

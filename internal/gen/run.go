@@ -54,6 +54,9 @@ type Options struct {
 	DryRun bool
 	// Progress gets one line per sample generated; nil for none.
 	Progress io.Writer
+	// Prompt builds a task's prompt; nil means [PromptOf]. Agent runs
+	// (package agent) give their own.
+	Prompt func(*task.Task) (Prompt, error)
 }
 
 // Sample is one page to generate: a task, a model and a sample index.
@@ -195,8 +198,12 @@ func Plan(o Options) (*Summary, error) {
 		return nil, errors.New("gen: samples must be at least 1")
 	}
 	sum := &Summary{}
+	promptOf := o.Prompt
+	if promptOf == nil {
+		promptOf = PromptOf
+	}
 	for _, t := range o.Tasks {
-		p, err := PromptOf(t)
+		p, err := promptOf(t)
 		if err != nil {
 			return nil, err
 		}
