@@ -196,3 +196,51 @@ func TestDemoRecordings(t *testing.T) {
 	sort.Strings(pages)
 	require.Len(t, pages, 2*len(ids))
 }
+
+// TestBenchModelsReplaysAndJudges: one command from two (recorded) models to
+// a leaderboard — gen into OUT/gen, run over each model's folder into
+// OUT/run — and the same command again pays and judges nothing twice.
+func TestBenchModelsReplaysAndJudges(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"bench-models", filepath.Join("..", "..", "suites", "starter", "application", "bar-chart"),
+		"--model", demoModelA, "--model", demoModelB, "--replay", filepath.Join(demoGenDir, "recordings"), "--oracle", "--out", out, "--web", webDir(t)}
+	ctx := context.Background()
+	code, stdout, stderr := executeIn(ctx, nil, args...)
+	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
+	require.Contains(t, stderr, "bench-models: judging 2 model folders → "+filepath.Join(out, "run"))
+	require.Contains(t, stdout, "3 trials (3 run, 0 kept)")
+
+	type value struct {
+		Value *float64 `json:"value"`
+	}
+	var board struct {
+		Rows []struct {
+			Model     string  `json:"model"`
+			Trials    int     `json:"trials"`
+			VCov      float64 `json:"v_cov"`
+			Economics struct {
+				RoA value `json:"roa"`
+				TEM value `json:"tem"`
+			} `json:"economics"`
+		} `json:"rows"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "run", "leaderboard.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &board))
+	got := map[string]bool{}
+	for _, r := range board.Rows {
+		got[r.Model] = true
+		require.Equal(t, 1, r.Trials, r.Model)
+		require.Equal(t, 1.0, r.VCov, "%s: the blind page passes", r.Model)
+		if r.Model != "oracle" {
+			require.NotNil(t, r.Economics.RoA.Value, "%s is priced from gen.json", r.Model)
+			require.NotNil(t, r.Economics.TEM.Value, r.Model)
+		}
+	}
+	require.Equal(t, map[string]bool{"openai-demo-model-a": true, "anthropic-demo-model-b": true, "oracle": true}, got)
+
+	code, stdout, stderr = executeIn(ctx, nil, args...)
+	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
+	require.Contains(t, stderr, "(2 kept, 0 to generate)")
+	require.Contains(t, stdout, "3 trials (0 run, 3 kept)")
+}

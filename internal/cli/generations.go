@@ -29,19 +29,20 @@ type genRecord struct {
 // money and scores 0), one record per trial. A gen.json that cannot be
 // read is left out with a warning.
 func generations(plan []run.Planned, sources []run.Source) (gens []metrics.Generation, warnings []string) {
-	dirs := map[string]string{}
+	fromDir := map[string]bool{}
 	for _, s := range sources {
 		if s.Dir != "" {
-			dirs[s.Model] = s.Dir
+			fromDir[s.Model] = true
 		}
 	}
 	read := map[string]*genRecord{} // by path; nil when there is none or it is unreadable
 	for _, p := range plan {
-		dir, ok := dirs[p.Model]
-		if !ok {
+		if !fromDir[p.Model] || p.PagesDir == "" {
 			continue
 		}
-		path := filepath.Join(dir, filepath.FromSlash(p.Task.ID), genRecordFile)
+		// Beside the page: in the --candidates folder, or in the sample-<k>
+		// folder of a gen model folder.
+		path := filepath.Join(p.PagesDir, filepath.FromSlash(p.Task.ID), genRecordFile)
 		r, done := read[path]
 		if !done {
 			var err error

@@ -37,6 +37,9 @@ type Planned struct {
 	Contract  *contract.Contract
 	Model     string
 	Candidate string // name shown in reports
+	// PagesDir is the folder of pages (DIR/<task-id>/…) the page was
+	// looked for in: the --candidates folder, or its sample-<k> folder.
+	PagesDir string
 	Page      string // path of the HTML file; "" when the model produced none
 	Digest    string // sha256 of the page ("" when missing)
 	// TaskDigest is the sha256 of the task folder, computed once in Plan.
@@ -120,7 +123,7 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 					// stay distinct, and a folder of one page keeps its
 					// samples 0 … repeat-1.
 					k := max(0, pg.sample-1)*max(1, repeat) + r
-					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, Digest: dg,
+					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
 						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
 					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, p.Variant)
 					out = append(out, p)
@@ -136,8 +139,9 @@ type candidatePage struct {
 	path   string
 	expect *task.Fixture
 	// sample is the generated sample the page is (its sample-<k> folder),
-	// 0 for a folder of one page per task.
+	// 0 for a folder of one page per task; dir is that folder of pages.
 	sample int
+	dir    string
 }
 
 // SampleDirs lists dir's sample-<k> folders (as 'worldprobe gen' writes a
@@ -206,10 +210,10 @@ func pageIn(dir string, t *task.Task, sample int) candidatePage {
 		filepath.Join(dir, filepath.FromSlash(t.ID)+".html"),
 	} {
 		if _, err := os.Stat(p); err == nil {
-			return candidatePage{name: t.Slug(), path: p, sample: sample}
+			return candidatePage{name: t.Slug(), path: p, sample: sample, dir: dir}
 		}
 	}
-	return candidatePage{name: t.Slug(), sample: sample}
+	return candidatePage{name: t.Slug(), sample: sample, dir: dir}
 }
 
 func fileDigest(path string) (string, error) {
