@@ -40,8 +40,8 @@ type Planned struct {
 	// PagesDir is the folder of pages (DIR/<task-id>/…) the page was
 	// looked for in: the --candidates folder, or its sample-<k> folder.
 	PagesDir string
-	Page      string // path of the HTML file; "" when the model produced none
-	Digest    string // sha256 of the page ("" when missing)
+	Page     string // path of the HTML file; "" when the model produced none
+	Digest   string // sha256 of the page ("" when missing)
 	// TaskDigest is the sha256 of the task folder, computed once in Plan.
 	TaskDigest string
 	Sample     int
