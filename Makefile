@@ -47,14 +47,11 @@ DEMO_TASKS = application/bar-chart,rendering/fog-depth,simulation/pendulum
 comma := ,
 DEMO_TASK_DIRS = $(addprefix suites/starter/,$(subst $(comma), ,$(DEMO_TASKS)))
 demo: setup
-	rm -rf out/demo out/demo-variants out/demo-gen
+	rm -rf out/demo out/demo-variants
 	@echo "make demo: $(DEMO_TASKS) of the starter suite (references, fixtures, two recorded models, one Robust variant each); make demo-full judges all of it"
 	./$(BIN) suite perturb suites/starter --task $(DEMO_TASKS) --variants 1 --seed 1 --out out/demo-variants
-	./$(BIN) gen $(DEMO_TASK_DIRS) out/demo-variants --model openai/demo-model-a --model anthropic/demo-model-b \
-		--replay examples/demo-gen/recordings --out out/demo-gen
-	./$(BIN) run suites/starter --task $(DEMO_TASKS) --variants out/demo-variants --oracle --fixtures \
-		--candidates demo-model-a=out/demo-gen/openai-demo-model-a/sample-1 \
-		--candidates demo-model-b=out/demo-gen/anthropic-demo-model-b/sample-1 --out out/demo
+	./$(BIN) bench-models $(DEMO_TASK_DIRS) --variants out/demo-variants --oracle --fixtures \
+		--model openai/demo-model-a --model anthropic/demo-model-b --replay examples/demo-gen/recordings --out out/demo
 
 ## demo-full: the same over every starter task (see docs/PERFORMANCE.md for its time)
 demo-full: setup

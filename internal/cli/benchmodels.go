@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/run"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // NewCmdBenchModels builds 'worldprobe bench-models': gen, then run over
@@ -131,7 +132,16 @@ func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJo
 	if len(models) == 0 {
 		return runtimeErr(fmt.Errorf("gen wrote no model folder in %s", genOut))
 	}
-	runArgs := append(append([]string{"run"}, paths...), "--out", runOut, "--allow-missing")
+	suite, ids, err := oneSuite(paths)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	runArgs := []string{"run", suite, "--out", runOut, "--allow-missing"}
+	if len(taskGlobs(cmd)) == 0 {
+		for _, id := range ids {
+			runArgs = append(runArgs, "--task="+id)
+		}
+	}
 	for _, m := range models {
 		runArgs = append(runArgs, "--candidates", filepath.Base(m)+"="+m)
 	}
@@ -182,4 +192,32 @@ func modelFolders(out string) ([]string, error) {
 	}
 	sort.Strings(dirs)
 	return dirs, nil
+}
+
+// oneSuite is the one folder run judges for paths: the path itself when
+// there is one, else the suite folder holding all of their tasks, with the
+// tasks' ids (run takes one SUITE and keeps tasks with --task).
+func oneSuite(paths []string) (string, []string, error) {
+	if len(paths) == 1 {
+		return paths[0], nil, nil
+	}
+	tasks, err := task.Select(paths, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	var root string
+	var ids []string
+	for _, t := range tasks {
+		dir := filepath.Clean(t.Dir)
+		r := strings.TrimSuffix(dir, string(filepath.Separator)+filepath.FromSlash(t.ID))
+		if r == dir {
+			return "", nil, fmt.Errorf("task %s is not in a suite folder (%s)", t.ID, t.Dir)
+		}
+		if root != "" && r != root {
+			return "", nil, fmt.Errorf("the tasks come from two suites, %s and %s: run judges one suite; give bench-models one suite (and --task)", root, r)
+		}
+		root = r
+		ids = append(ids, t.ID)
+	}
+	return root, ids, nil
 }

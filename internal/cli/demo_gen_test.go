@@ -244,3 +244,16 @@ func TestBenchModelsReplaysAndJudges(t *testing.T) {
 	require.Contains(t, stderr, "(2 kept, 0 to generate)")
 	require.Contains(t, stdout, "3 trials (0 run, 3 kept)")
 }
+
+func TestBenchModelsOneSuite(t *testing.T) {
+	starter := filepath.Join("..", "..", "suites", "starter")
+	suite, ids, err := oneSuite([]string{filepath.Join(starter, "application", "bar-chart"), filepath.Join(starter, "simulation", "pendulum")})
+	require.NoError(t, err)
+	require.Equal(t, filepath.Clean(starter), suite)
+	require.Equal(t, []string{"application/bar-chart", "simulation/pendulum"}, ids)
+
+	suite, ids, err = oneSuite([]string{starter})
+	require.NoError(t, err)
+	require.Equal(t, starter, suite)
+	require.Nil(t, ids, "one folder is run's SUITE as it is")
+}
