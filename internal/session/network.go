@@ -132,12 +132,23 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 		s.notFound(ctx, ev, raw)
 		return
 	}
-	if ev.ResourceType == network.ResourceTypeScript {
+	if reportsCompilation(ev) {
 		s.scripts.served(raw)
 	}
 	body = s.withWorkerRuntime(ev, body)
 	s.fulfil(ctx, ev, 200, contentType(file), body)
 	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
+}
+
+// reportsCompilation says whether the page's debugger will report the
+// compilation of what ev asks for: a script of one of the page's documents.
+// Only their requests have a network id (the Network domain follows the
+// page's documents); a worker's requests — importScripts, a module
+// worker's imports — have none, and the worker compiles them where the
+// page's debugger does not look, so waiting for that report would wait
+// for something that never comes.
+func reportsCompilation(ev *fetch.EventRequestPaused) bool {
+	return ev.ResourceType == network.ResourceTypeScript && ev.NetworkID != ""
 }
 
 func (s *Session) notFound(ctx context.Context, ev *fetch.EventRequestPaused, raw string) {
@@ -164,7 +175,7 @@ func (s *Session) serveLibrary(ctx context.Context, ev *fetch.EventRequestPaused
 	if ct == "" {
 		ct = contentType(res.File)
 	}
-	if ev.ResourceType == network.ResourceTypeScript {
+	if reportsCompilation(ev) {
 		s.scripts.served(raw)
 	}
 	body = s.withWorkerRuntime(ev, body)

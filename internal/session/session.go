@@ -343,7 +343,8 @@ func (s *Session) watchCompilation(ctx context.Context, on bool) error {
 		return nil
 	}
 	if !on {
-		s.scripts.reset()
+		// From now on no compiled script is reported, so none is waited for.
+		s.scripts.watch(false)
 		_, err := call(ctx, s, "stopping the debugger", debugger.Disable, cdp.Empty{})
 		return err
 	}
@@ -351,8 +352,11 @@ func (s *Session) watchCompilation(ctx context.Context, on bool) error {
 		return err
 	}
 	// A page's own debugger statements must never pause it.
-	_, err := call(ctx, s, "starting the debugger", debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
-	return err
+	if _, err := call(ctx, s, "starting the debugger", debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true}); err != nil {
+		return err
+	}
+	s.scripts.watch(true)
+	return nil
 }
 
 // Restart loads the page again as if in a new tab: the runtime is injected
@@ -610,15 +614,30 @@ func (s *Session) dismissDialog() {
 
 // scriptTracker counts scripts that were served but not yet compiled: V8
 // compiles large scripts and modules off the main thread, so a page whose
-// network is quiet may still be about to run code.
+// network is quiet may still be about to run code. It counts only while
+// the debugger reports compiled scripts (watch): a script served while it
+// does not — a dynamic import() after the load event — would be waited for
+// until the wait's allowance ran out, in its document's waits and in the
+// next document's.
 type scriptTracker struct {
-	mu      sync.Mutex
-	pending map[string]int
+	mu       sync.Mutex
+	watching bool
+	pending  map[string]int
+}
+
+// watch starts or stops counting, forgetting what was counted before.
+func (t *scriptTracker) watch(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.watching, t.pending = on, nil
 }
 
 func (t *scriptTracker) served(url string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.watching {
+		return
+	}
 	if t.pending == nil {
 		t.pending = map[string]int{}
 	}
@@ -634,12 +653,6 @@ func (t *scriptTracker) parsed(url string) {
 			delete(t.pending, url)
 		}
 	}
-}
-
-func (t *scriptTracker) reset() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.pending = nil
 }
 
 func (t *scriptTracker) waiting() int {
