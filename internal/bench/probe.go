@@ -45,6 +45,11 @@ type ProbeCost struct {
 	// this process), in milliseconds: the mean over the restarts. On a
 	// loaded machine wall times grow but these stay what the work needs.
 	CPUMs map[string]float64 `json:"cpu_ms,omitempty"`
+	// Libraries is how many vendored library files the page loads, and
+	// LibrariesFromCache how many of them the browser's cache answered, on
+	// the last restart (session.LibraryLoads).
+	Libraries          int `json:"libraries"`
+	LibrariesFromCache int `json:"libraries_from_cache"`
 }
 
 // probeCost measures ProbeCost for page with n restarts.
@@ -73,6 +78,13 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 		}
 		t1 := time.Now()
 		lt := s.Timing()
+		pc.Libraries, pc.LibrariesFromCache = 0, 0
+		for _, l := range s.LibraryLoads() {
+			pc.Libraries++
+			if l.FromCache {
+				pc.LibrariesFromCache++
+			}
+		}
 		setups, docs, idles = append(setups, ms(lt.Setup)), append(docs, ms(lt.Document)), append(idles, ms(lt.Idle))
 		if _, err := s.Step(ctx, 1, true); err != nil {
 			return pc, fmt.Errorf("first frame of %s: %w", page, err)

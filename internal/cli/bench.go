@@ -55,7 +55,8 @@ func NewCmdBench(io IO) *cobra.Command {
   - per-probe cost of --probes pages (default the small scene and two starter
     references): a new session, a restart in the same tab, the first frame
     after it (WebGL programs compiled) and one more frame, medians over
-    --restarts restarts.
+    --restarts restarts, the CPU time by process, and how many library
+    files the browser's cache answered on the last restart.
 Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 		Example: `  worldprobe bench
   worldprobe bench --corpus ../shared/corpus/worldbench/worlds --out bench.json
@@ -174,6 +175,10 @@ func printBench(w io.Writer, r *bench.Results) {
 		fmt.Fprintf(w, "CPU time of one restart and its two frames, by process (mean; ms):\n")
 		for _, p := range r.Probes {
 			fmt.Fprintf(w, "  %-44s %s\n", abbreviate(p.Page, 44), formatCPU(p.CPUMs))
+		}
+		fmt.Fprintf(w, "Library files loaded on the last restart, and how many the browser's cache answered:\n")
+		for _, p := range r.Probes {
+			fmt.Fprintf(w, "  %-44s %d, %d from the cache\n", abbreviate(p.Page, 44), p.Libraries, p.LibrariesFromCache)
 		}
 		fmt.Fprintln(w)
 	}

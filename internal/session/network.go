@@ -56,7 +56,7 @@ func (s *Session) answer(ev *fetch.EventRequestPaused, sentKind string) {
 		}
 	}
 	if resolve.IsWebFont(raw) {
-		s.fulfil(ctx, ev, 200, "text/css; charset=utf-8", nil)
+		s.fulfil(ctx, ev, 200, "text/css; charset=utf-8", nil, false)
 		s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
 		return
 	}
@@ -125,23 +125,34 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 	body, err := os.ReadFile(file)
 	if err != nil && rel == "/favicon.ico" {
 		// Chromium asks for it on its own; a missing one is not the page's doing.
-		s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", nil)
+		s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", nil, false)
 		return
 	}
 	if err != nil {
 		s.notFound(ctx, ev, raw)
 		return
 	}
-	if ev.ResourceType == network.ResourceTypeScript {
+	if reportsCompilation(ev) {
 		s.scripts.served(raw)
 	}
-	body = s.withWorkerRuntime(ev, body)
-	s.fulfil(ctx, ev, 200, contentType(file), body)
+	body, _ = s.withWorkerRuntime(ev, body)
+	s.fulfil(ctx, ev, 200, contentType(file), body, false)
 	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })
 }
 
+// reportsCompilation says whether the page's debugger will report the
+// compilation of what ev asks for: a script of one of the page's documents.
+// Only their requests have a network id (the Network domain follows the
+// page's documents); a worker's requests — importScripts, a module
+// worker's imports — have none, and the worker compiles them where the
+// page's debugger does not look, so waiting for that report would wait
+// for something that never comes.
+func reportsCompilation(ev *fetch.EventRequestPaused) bool {
+	return ev.ResourceType == network.ResourceTypeScript && ev.NetworkID != ""
+}
+
 func (s *Session) notFound(ctx context.Context, ev *fetch.EventRequestPaused, raw string) {
-	s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", []byte("not found"))
+	s.fulfil(ctx, ev, 404, "text/plain; charset=utf-8", []byte("not found"), false)
 	s.rec.with(func(l *Log) {
 		l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: raw, Type: requestKind(ev, ""), Reason: "not found in the page's folder"})
 		if raw == s.entry {
@@ -164,34 +175,19 @@ func (s *Session) serveLibrary(ctx context.Context, ev *fetch.EventRequestPaused
 	if ct == "" {
 		ct = contentType(res.File)
 	}
-	if ev.ResourceType == network.ResourceTypeScript {
-		s.scripts.served(raw)
-	}
-	body = s.withWorkerRuntime(ev, body)
-	s.fulfil(ctx, ev, 200, ct, body)
-	s.rec.with(func(l *Log) {
-		l.Requests.Served = appendCapped(l.Requests.Served, raw)
-		if res.Substituted {
-			l.Requests.Substituted = append(l.Requests.Substituted, Substitution{URL: raw, ServedAs: servedAs(res)})
-		}
-		if res.Package == "three" {
-			v := res.Requested
-			if v == "" {
-				v = "latest"
-			}
-			if !contains(l.ThreeRequested, v) {
-				l.ThreeRequested = append(l.ThreeRequested, v)
-			}
-		}
-	})
+	s.recordLibrary(raw, res, reportsCompilation(ev), false)
+	body, rewritten := s.withWorkerRuntime(ev, body)
+	s.fulfil(ctx, ev, 200, ct, body, cacheable(reply{library: true, rewritten: rewritten, method: ev.Request.Method, status: 200}))
 }
 
-func (s *Session) fulfil(ctx context.Context, ev *fetch.EventRequestPaused, code int64, ctype string, body []byte) {
+// fulfil answers a request; cache says whether the browser may keep the
+// answer (see cacheable).
+func (s *Session) fulfil(ctx context.Context, ev *fetch.EventRequestPaused, code int64, ctype string, body []byte, cache bool) {
 	headers := []*fetch.HeaderEntry{
 		{Name: "Content-Type", Value: ctype},
 		{Name: "Access-Control-Allow-Origin", Value: "*"},
 		{Name: "Cross-Origin-Resource-Policy", Value: "cross-origin"},
-		{Name: "Cache-Control", Value: "no-store"},
+		{Name: "Cache-Control", Value: cacheControl(cache)},
 	}
 	_, err := chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
 		RequestID: ev.RequestID, ResponseCode: code, ResponseHeaders: headers, Body: body,
@@ -338,25 +334,25 @@ func servedAs(res resolve.Result) string {
 // withWorkerRuntime puts the worker runtime in front of a worker script:
 // the page runtime marks the URL of every worker it starts with
 // #__wp_worker=INDEX,START_MS (pageenv.WorkerMark). Other bodies are
-// returned as they are.
-func (s *Session) withWorkerRuntime(ev *fetch.EventRequestPaused, body []byte) []byte {
+// returned as they are. rewritten says whether the runtime was put in.
+func (s *Session) withWorkerRuntime(ev *fetch.EventRequestPaused, body []byte) (out []byte, rewritten bool) {
 	frag := ev.Request.URLFragment
 	i := strings.Index(frag, pageenv.WorkerMark)
 	if i < 0 || s.cfg.RealTime || s.cfg.Plain {
-		return body
+		return body, false
 	}
 	index, start, ok := strings.Cut(frag[i+len(pageenv.WorkerMark):], ",")
 	n, err1 := strconv.Atoi(index)
 	ms, err2 := strconv.ParseFloat(start, 64)
 	if !ok || err1 != nil || err2 != nil {
-		return body
+		return body, false
 	}
 	prelude := pageenv.WorkerScript(pageenv.WorkerConfig{Seed: s.cfg.Seed, Index: n, StartMs: ms})
 	at := directiveEnd(body)
-	out := make([]byte, 0, len(prelude)+len(body))
+	out = make([]byte, 0, len(prelude)+len(body))
 	out = append(out, body[:at]...)
 	out = append(out, prelude...)
-	return append(out, body[at:]...)
+	return append(out, body[at:]...), true
 }
 
 // directiveEnd is where a script's leading "use strict" directive ends (0

@@ -76,6 +76,30 @@ type recorder struct {
 	mu    sync.Mutex
 	log   Log
 	frame func() int
+	// libs are the current document's library loads (the log keeps every
+	// document's).
+	libs []LibraryLoad
+}
+
+// newDocument forgets the library loads of the document before.
+func (r *recorder) newDocument() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.libs = nil
+}
+
+func (r *recorder) libraryLoad(l LibraryLoad) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.libs) < maxURLs {
+		r.libs = append(r.libs, l)
+	}
+}
+
+func (r *recorder) libraryLoads() []LibraryLoad {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return clone(r.libs)
 }
 
 func newRecorder(frame func() int) *recorder {

@@ -243,8 +243,11 @@ func (s *Session) prepare(ctx context.Context) error {
 		{"enabling the inspector", func() error { _, err := chromedp.Call(pctx, inspector.Enable, cdp.Empty{}); return err }},
 		{"enabling the network domain", func() error { _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); return err }},
 		{"enabling the log domain", func() error { _, err := chromedp.Call(pctx, cdplog.Enable, cdp.Empty{}); return err }},
-		{"disabling the cache", func() error {
-			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+		{"enabling the cache", func() error {
+			// Only library files are answered cacheably (see cacheable), so
+			// the reloads of this tab take them from the renderer's memory
+			// cache; every such load is still recorded (servedFromCache).
+			_, err := chromedp.Call(pctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: false})
 			return err
 		}},
 		{"intercepting requests", func() error {
@@ -304,6 +307,7 @@ func (s *Session) prepare(ctx context.Context) error {
 func (s *Session) navigate(ctx context.Context) error {
 	s.netSeen, s.pace = -1, 0
 	s.input = inputLedger{}
+	s.rec.newDocument()
 	// While the page loads, the debugger reports each script compiled, so
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
 	// switched off once the page is idle: with it on, V8 pauses a page near
@@ -343,7 +347,8 @@ func (s *Session) watchCompilation(ctx context.Context, on bool) error {
 		return nil
 	}
 	if !on {
-		s.scripts.reset()
+		// From now on no compiled script is reported, so none is waited for.
+		s.scripts.watch(false)
 		_, err := call(ctx, s, "stopping the debugger", debugger.Disable, cdp.Empty{})
 		return err
 	}
@@ -351,8 +356,11 @@ func (s *Session) watchCompilation(ctx context.Context, on bool) error {
 		return err
 	}
 	// A page's own debugger statements must never pause it.
-	_, err := call(ctx, s, "starting the debugger", debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true})
-	return err
+	if _, err := call(ctx, s, "starting the debugger", debugger.SetSkipAllPauses, debugger.SetSkipAllPausesParams{Skip: true}); err != nil {
+		return err
+	}
+	s.scripts.watch(true)
+	return nil
 }
 
 // Restart loads the page again as if in a new tab: the runtime is injected
@@ -571,8 +579,16 @@ func (s *Session) onEvent(ev any) {
 		}
 	case *network.EventRequestWillBeSent:
 		if ev.Request != nil && !strings.HasPrefix(ev.Request.URL, Origin+"/") {
-			s.refusals.sent(string(ev.RequestID), ev.Request.URL, strings.ToLower(string(ev.Type)))
+			s.refusals.sent(string(ev.RequestID), ev.Request.URL+ev.Request.URLFragment, strings.ToLower(string(ev.Type)))
 		}
+	case *network.EventRequestServedFromCache:
+		// A library file the memory cache answered: it never reaches the
+		// interception, so it is recorded here. This runs before the
+		// script's compilation is reported, as the interception's
+		// recording does.
+		s.servedFromCache(string(ev.RequestID))
+	case *network.EventLoadingFinished:
+		s.refusals.finished(string(ev.RequestID))
 	case *network.EventLoadingFailed:
 		// Requests Chromium refuses by itself (mixed content, file://…)
 		// never reach the interception; record them too.
@@ -580,6 +596,8 @@ func (s *Session) onEvent(ev any) {
 			if u, kind, ok := s.refusals.failed(string(ev.RequestID)); ok {
 				s.recordRefusal(u, kind, "refused by Chromium ("+string(ev.BlockedReason)+")")
 			}
+		} else {
+			s.refusals.finished(string(ev.RequestID))
 		}
 	case *cdplog.EventEntryAdded:
 		// The file:// loads Chromium refuses (frames, navigations) leave only
@@ -610,15 +628,30 @@ func (s *Session) dismissDialog() {
 
 // scriptTracker counts scripts that were served but not yet compiled: V8
 // compiles large scripts and modules off the main thread, so a page whose
-// network is quiet may still be about to run code.
+// network is quiet may still be about to run code. It counts only while
+// the debugger reports compiled scripts (watch): a script served while it
+// does not — a dynamic import() after the load event — would be waited for
+// until the wait's allowance ran out, in its document's waits and in the
+// next document's.
 type scriptTracker struct {
-	mu      sync.Mutex
-	pending map[string]int
+	mu       sync.Mutex
+	watching bool
+	pending  map[string]int
+}
+
+// watch starts or stops counting, forgetting what was counted before.
+func (t *scriptTracker) watch(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.watching, t.pending = on, nil
 }
 
 func (t *scriptTracker) served(url string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.watching {
+		return
+	}
 	if t.pending == nil {
 		t.pending = map[string]int{}
 	}
@@ -634,12 +667,6 @@ func (t *scriptTracker) parsed(url string) {
 			delete(t.pending, url)
 		}
 	}
-}
-
-func (t *scriptTracker) reset() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.pending = nil
 }
 
 func (t *scriptTracker) waiting() int {
@@ -661,8 +688,10 @@ func (s *Session) recordRefusal(u, kind, reason string) {
 	})
 }
 
-// refusals remembers requests that did not reach the interception, so that
-// one Chromium refuses by itself can be recorded with its URL.
+// refusals remembers the page's requests to other origins until they reach
+// the interception, the browser's cache answers them, or they end, so that
+// one Chromium refuses by itself, or the cache answers, can be recorded
+// with its URL.
 type refusals struct {
 	mu   sync.Mutex
 	urls map[string][2]string // request id → URL, type
@@ -697,6 +726,25 @@ func (r *refusals) intercepted(id string) (sentKind string) {
 		r.seen[id] = true
 	}
 	return sentKind
+}
+
+// cached returns the URL and type of a request the browser's cache
+// answered, which is then no refusal.
+func (r *refusals) cached(id string) (url, kind string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, found := r.urls[id]
+	delete(r.urls, id)
+	return v[0], v[1], found
+}
+
+// finished forgets a request that ended without being refused, so that
+// requests never intercepted (those the cache answers) do not fill the
+// table.
+func (r *refusals) finished(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.urls, id)
 }
 
 // failed returns the URL and type of a request that failed without

@@ -1,0 +1,1 @@
+window.localRan = (window.localRan || 0) + 1;
