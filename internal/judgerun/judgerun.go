@@ -111,6 +111,10 @@ type Plan struct {
 	// kept.
 	ToDo []Job
 	Kept int
+	// Overloaded lists the verdicts Execute could not reach because the
+	// machine was overloaded ("judge on candidate"): not stored, so the
+	// next comparison judges them again.
+	Overloaded []string
 }
 
 // Skip is a judge that was asked for and does not run, and why.
@@ -207,7 +211,9 @@ func NewPlan(o Options) (*Plan, error) {
 func (it *Item) JudgeCandidate() judges.Candidate { return it.candidate }
 
 // Execute reaches the plan's verdicts, at most o.Jobs at once, each
-// stored beside its trial the moment it is reached. When a judge stops
+// stored beside its trial the moment it is reached. A verdict the machine
+// was too overloaded to reach (judges.ErrOverloaded) is listed in
+// p.Overloaded and the others go on. When a judge stops
 // (the context ended, a provider refused for good, a budget ran out) the
 // verdicts reached are kept and the error is returned.
 func Execute(ctx context.Context, o Options, p *Plan) error {
@@ -220,12 +226,20 @@ func Execute(ctx context.Context, o Options, p *Plan) error {
 	return pool.Map(ctx, o.Jobs, len(p.ToDo), func(ctx context.Context, i int) (*judges.Verdict, error) {
 		job := p.ToDo[i]
 		v, err := judges.Run(ctx, job.Judge, job.Item.candidate)
-		if err != nil {
+		switch {
+		case errors.Is(err, judges.ErrOverloaded) && ctx.Err() == nil:
+			fmt.Fprintf(w, "%s %s: not judged: %v\n", job.Item.Name(), job.Judge.Name(), err)
+			return nil, nil
+		case err != nil:
 			return nil, fmt.Errorf("%s on %s: %w", job.Judge.Name(), job.Item.Name(), err)
 		}
 		return v, nil
 	}, func(i int, v *judges.Verdict) error {
 		job := p.ToDo[i]
+		if v == nil {
+			p.Overloaded = append(p.Overloaded, job.Judge.Name()+" on "+job.Item.Name())
+			return nil
+		}
 		path := verdictPath(job.Item.dir, v.Judge)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("storing the %s verdict on %s: %w", v.Judge, job.Item.Name(), err)

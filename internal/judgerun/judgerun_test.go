@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,6 +80,7 @@ type fakeJudge struct {
 	name, config string
 	verdicts     map[string]judges.Verdict
 	failOn       string
+	overloadOn   string
 	calls        []string
 }
 
@@ -90,6 +92,9 @@ func (f *fakeJudge) Judge(ctx context.Context, c judges.Candidate) (*judges.Verd
 	f.calls = append(f.calls, name)
 	if name == f.failOn {
 		return nil, errors.New("the provider refused for good")
+	}
+	if name == f.overloadOn {
+		return nil, fmt.Errorf("%w: it missed its 2s deadline 3 times", judges.ErrOverloaded)
 	}
 	v, ok := f.verdicts[name]
 	if !ok {
@@ -286,4 +291,31 @@ func TestCompareRunFolder(t *testing.T) {
 	p, err = NewPlan(o)
 	require.NoError(t, err)
 	require.Len(t, p.ToDo, 3, "two were stored before it stopped")
+}
+
+// A verdict the machine was too overloaded to reach is not stored and not
+// scored; the others go on, the table warns, and the next comparison
+// judges it again.
+func TestCompareOverloadedMachine(t *testing.T) {
+	out := runFolder(t)
+	dom := domFake()
+	dom.overloadOn = "click-anywhere"
+	o := Options{Run: out, Judges: []judges.Judge{dom}, Jobs: 2}
+	p, err := NewPlan(o)
+	require.NoError(t, err)
+	var progress bytes.Buffer
+	o.Progress = &progress
+	require.NoError(t, Execute(context.Background(), o, p))
+	require.Equal(t, []string{"dom on application/counter-panel fixtures/click-anywhere"}, p.Overloaded)
+	require.Contains(t, progress.String(), "application/counter-panel fixtures/click-anywhere dom: not judged: the machine was too overloaded to judge the page: it missed its 2s deadline 3 times\n")
+	r := NewReport(p)
+	require.Equal(t, 4, r.Rows[0].Candidates)
+	require.Contains(t, r.Table(), "\nWARNING: 1 verdict not reached, the machine being too overloaded (not scored; run the same command again on a quieter machine): dom on application/counter-panel fixtures/click-anywhere\n")
+
+	dom.overloadOn = ""
+	p, err = NewPlan(o)
+	require.NoError(t, err)
+	require.Equal(t, 4, p.Kept)
+	require.Len(t, p.ToDo, 1)
+	require.Equal(t, "click-anywhere", p.ToDo[0].Item.Candidate)
 }

@@ -23,6 +23,9 @@ type Report struct {
 	LeftOut  []LeftOut `json:"left_out"`
 	// Skipped are the judges asked for that did not run.
 	Skipped []Skip `json:"skipped"`
+	// NotReached lists the verdicts the machine was too overloaded to
+	// reach ("judge on candidate"); their judges' rows leave them out.
+	NotReached []string `json:"not_reached,omitempty"`
 	// RelativeTo is the row relative costs are measured against: the
 	// DOM check when it ran, else the contract.
 	RelativeTo string `json:"relative_to"`
@@ -35,7 +38,7 @@ type Report struct {
 // NewReport compares the plan's verdicts with the contract's. A judge's
 // row covers the candidates it has a verdict on.
 func NewReport(p *Plan) *Report {
-	r := &Report{Run: p.Run, Trials: p.Trials, Compared: len(p.Items), LeftOut: p.LeftOut, Skipped: p.Skipped, Items: p.Items}
+	r := &Report{Run: p.Run, Trials: p.Trials, Compared: len(p.Items), LeftOut: p.LeftOut, Skipped: p.Skipped, NotReached: p.Overloaded, Items: p.Items}
 	if r.LeftOut == nil {
 		r.LeftOut = []LeftOut{}
 	}
@@ -77,15 +80,13 @@ func (r *Report) Write(md string) (jsonPath string, err error) {
 	return jsonPath, atomicfile.WriteJSON(jsonPath, r)
 }
 
-// Markdown renders the report: the paradigm table, what was skipped and
-// left out, WorldCoder-Bench's table for comparison, every candidate's
-// verdicts and where a judge and the contract disagree.
-func (r *Report) Markdown() string {
+// Table renders the paradigm table with the paragraph that says what it
+// covers and the judges skipped: what compare-judges prints.
+func (r *Report) Table() string {
 	var b strings.Builder
-	b.WriteString("# Judges against the contract\n\n")
 	fmt.Fprintf(&b, "Run folder `%s`: %s, %s compared", r.Run, plural(r.Trials, "finished trial"), plural(r.Compared, "candidate"))
 	if len(r.LeftOut) > 0 {
-		fmt.Fprintf(&b, " (%d left out, listed at the end)", len(r.LeftOut))
+		fmt.Fprintf(&b, " (%d left out, listed at the end of judges.md)", len(r.LeftOut))
 	}
 	b.WriteString(". The contract's verdicts are the reference: a false positive is a candidate a judge passes and the " +
 		"contract fails, a false negative one it fails and the contract passes; τ_b compares the judge's score with the " +
@@ -100,6 +101,20 @@ func (r *Report) Markdown() string {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "\n%s: skipped — %s\n", s.Judge, s.Why)
 	}
+	if len(r.NotReached) > 0 {
+		fmt.Fprintf(&b, "\nWARNING: %s not reached, the machine being too overloaded (not scored; run the same command again on a quieter machine): %s\n",
+			plural(len(r.NotReached), "verdict"), strings.Join(r.NotReached, "; "))
+	}
+	return b.String()
+}
+
+// Markdown renders the report: the paradigm table, what was skipped,
+// WorldCoder-Bench's table for comparison, every candidate's verdicts,
+// where a judge and the contract disagree and what was left out.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Judges against the contract\n\n")
+	b.WriteString(r.Table())
 	b.WriteString("\nWorldCoder-Bench's table (WorldCoder-Core), for comparison:\n\n")
 	b.WriteString("| paradigm | pass rate | τ_b vs V-Cov | FPR | relative cost |\n|---|---:|---:|---:|---:|\n")
 	b.WriteString("| DOM-structure check | 32.6% | −0.021 | 33.7% | 1.0× |\n")

@@ -44,7 +44,9 @@ type DOMJudge struct {
 	Resolver *resolve.Resolver
 	// Frames is how many frames to step; 0 means DOMFrames.
 	Frames int
-	Logger *slog.Logger
+	// Machine tells a missed deadline under overload from the page's.
+	Machine Machine
+	Logger  *slog.Logger
 }
 
 // Name is "dom".
@@ -60,22 +62,41 @@ func (d *DOMJudge) frames() int {
 	return DOMFrames
 }
 
-// checklist holds the checks of one page in order and fails the ones not
-// reached.
+// checklist holds the checks of one page in order.
 type checklist struct {
 	checks []Check
+	// hung is set when the page stopped answering (a missed deadline).
+	hung bool
 }
 
 func (l *checklist) add(name string, pass bool, format string, args ...any) {
 	l.checks = append(l.checks, Check{Name: name, Pass: pass, Detail: fmt.Sprintf(format, args...)})
 }
 
-// Judge checks the candidate's DOM.
+// Judge checks the candidate's DOM. A page that misses its deadline while
+// the machine is overloaded is looked at again as Machine says.
 func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 	elems, err := Elements(c.Task)
 	if err != nil {
 		return nil, err
 	}
+	if c.Page == "" {
+		return d.unchecked(elems, "the model produced no page").verdict(), nil
+	}
+	if _, err := os.Stat(c.Page); err != nil {
+		return d.unchecked(elems, fmt.Sprintf("the page cannot be read: %v", err)).verdict(), nil
+	}
+	return withDeadline(ctx, d.Machine, d.Browser, d.Resolver, time.Duration(c.Task.Timeout), func(deadline time.Duration) (*Verdict, bool, error) {
+		l, err := d.look(ctx, c, elems, deadline)
+		if err != nil {
+			return nil, false, err
+		}
+		return l.verdict(), l.hung, nil
+	})
+}
+
+// checkNames are the checks after "document", in order.
+func checkNames(elems []Element) []string {
 	names := []string{"canvas"}
 	for _, e := range elems {
 		names = append(names, e.Selector)
@@ -83,29 +104,30 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 			names = append(names, labelCheck(e.Selector, l))
 		}
 	}
+	return names
+}
+
+// unchecked fails the document check and every other one: the page could
+// not be looked at.
+func (d *DOMJudge) unchecked(elems []Element, why string) *checklist {
 	l := &checklist{}
-	// notChecked fails the document check and every other one: the page
-	// could not be looked at.
-	notChecked := func(why string) (*Verdict, error) {
-		l.add("document", false, "%s", why)
-		for _, n := range names {
-			l.add(n, false, "not checked: %s", why)
-		}
-		return l.verdict(), nil
+	l.add("document", false, "%s", why)
+	for _, n := range checkNames(elems) {
+		l.add(n, false, "not checked: %s", why)
 	}
-	if c.Page == "" {
-		return notChecked("the model produced no page")
-	}
-	if _, err := os.Stat(c.Page); err != nil {
-		return notChecked(fmt.Sprintf("the page cannot be read: %v", err))
-	}
+	return l
+}
+
+// look loads the page with the given deadline and checks it.
+func (d *DOMJudge) look(ctx context.Context, c Candidate, elems []Element, deadline time.Duration) (*checklist, error) {
+	names := checkNames(elems)
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	t := c.Task
 	s, err := session.Open(ctx, d.Browser, d.Resolver, c.Page, session.Config{Seed: t.Seed, FPS: t.FPS,
-		Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: true, CallTimeout: time.Duration(t.Timeout), Logger: logger})
+		Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: true, CallTimeout: deadline, Logger: logger})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -113,8 +135,13 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 		return nil, fmt.Errorf("opening %s: %w", c.Page, err)
 	}
 	defer s.Close()
+	unchecked := func(why string, err error) (*checklist, error) {
+		l := d.unchecked(elems, why)
+		l.hung = errors.Is(err, session.ErrUnresponsive)
+		return l, nil
+	}
 	if err := s.LoadErr(); err != nil {
-		return notChecked("the page " + broken(err) + " while it loaded")
+		return unchecked("the page "+broken(err)+" while it loaded", err)
 	}
 	if !s.Loaded() {
 		log := s.Log()
@@ -122,17 +149,18 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 		if msg == "" {
 			msg = fmt.Sprintf("HTTP %d", log.MainDocStatus)
 		}
-		return notChecked("the document did not load: " + msg)
+		return unchecked("the document did not load: "+msg, nil)
 	}
 	if _, err := s.Step(ctx, d.frames(), true); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if gone(err) {
-			return notChecked(fmt.Sprintf("the page %s within its first %d frames", broken(err), d.frames()))
+			return unchecked(fmt.Sprintf("the page %s within its first %d frames", broken(err), d.frames()), err)
 		}
-		return notChecked(fmt.Sprintf("the page could not be stepped: %v", err))
+		return unchecked(fmt.Sprintf("the page could not be stepped: %v", err), nil)
 	}
+	l := &checklist{}
 	if errs := s.Log().Errors; len(errs) > 0 {
 		e := errs[0]
 		at := ""
@@ -145,7 +173,7 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 	}
 
 	// failRest fails every check from name on: the page stopped answering.
-	failRest := func(from string, err error) (*Verdict, error) {
+	failRest := func(from string, err error) (*checklist, error) {
 		i := 0
 		for i < len(names) && names[i] != from {
 			i++
@@ -153,7 +181,8 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 		for _, n := range names[i:] {
 			l.add(n, false, "not checked: the page %s", broken(err))
 		}
-		return l.verdict(), nil
+		l.hung = errors.Is(err, session.ErrUnresponsive)
+		return l, nil
 	}
 	box, err := s.LargestCanvas(ctx)
 	switch {
@@ -200,7 +229,7 @@ func (d *DOMJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) {
 			}
 		}
 	}
-	return l.verdict(), nil
+	return l, nil
 }
 
 // verdict scores the checks: the share that pass, a pass when all do.

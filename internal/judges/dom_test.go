@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -63,7 +64,7 @@ func editedReference(t *testing.T, tk *task.Task, oldNew ...string) string {
 
 func domJudge() *DOMJudge { return &DOMJudge{Browser: testBrowser, Resolver: testResolver} }
 
-func checkNames(v *Verdict) []string {
+func verdictChecks(v *Verdict) []string {
 	var out []string
 	for _, c := range v.Checks {
 		out = append(out, c.Name)
@@ -79,7 +80,7 @@ func TestDOMJudgeCounterPanel(t *testing.T) {
 	tk := starterTask(t, "application/counter-panel")
 	v, err := Run(ctx, domJudge(), Candidate{Task: tk, Page: tk.SolutionPath()})
 	require.NoError(t, err)
-	require.Equal(t, []string{"document", "canvas", "#panel", "#count", "#toggle-panel", "#inc", "#dec", "#reset"}, checkNames(v))
+	require.Equal(t, []string{"document", "canvas", "#panel", "#count", "#toggle-panel", "#inc", "#dec", "#reset"}, verdictChecks(v))
 	require.True(t, v.Pass, v.Reason)
 	require.Equal(t, 1.0, v.Score)
 	require.Equal(t, "all 8 checks passed", v.Reason)
@@ -192,4 +193,32 @@ func TestDOMJudgePassesEveryStarterSolution(t *testing.T) {
 			require.True(t, v.Pass, "%s: %s", page, v.Reason)
 		}
 	}
+}
+
+// A page that misses its deadline while the machine is overloaded is
+// looked at again with the deadline doubled; when it still misses it, the
+// timeout is the page's only if a blank page runs promptly — else no
+// verdict is recorded (ErrOverloaded), as for a trial.
+func TestDOMJudgeOverloadedMachine(t *testing.T) {
+	tk := starterTask(t, "application/counter-panel")
+	tk.Timeout = task.Duration(500e6)
+	page := filepath.Join(t.TempDir(), "index.html")
+	require.NoError(t, os.WriteFile(page, []byte(`<!doctype html><canvas></canvas>
+<script>let n = 0; requestAnimationFrame(function f() { if (++n === 5) for (;;) {} requestAnimationFrame(f); });</script>`), 0o644))
+	var asked []time.Duration
+	busy := Machine{Load: func() float64 { return 4 }, Healthy: func(_ context.Context, within time.Duration) bool {
+		asked = append(asked, within)
+		return false
+	}}
+	d := &DOMJudge{Browser: testBrowser, Resolver: testResolver, Machine: busy}
+	_, err := Run(context.Background(), d, Candidate{Task: tk, Page: page})
+	require.ErrorIs(t, err, ErrOverloaded)
+	require.EqualError(t, err, "the machine was too overloaded to judge the page: it missed its 2s deadline 3 times with 4.0 load per core, and a blank page did not run within 10s either")
+	require.Equal(t, []time.Duration{10 * time.Second}, asked, "asked once, after the last attempt")
+
+	busy.Healthy = func(context.Context, time.Duration) bool { return true }
+	d.Machine = busy
+	v, err := Run(context.Background(), d, Candidate{Task: tk, Page: page})
+	require.NoError(t, err, "a blank page runs: the page's own timeout")
+	require.Equal(t, "the page stopped responding within its first 30 frames", v.Checks[0].Detail)
 }

@@ -47,7 +47,10 @@ type VisualJudge struct {
 	// canvas); nil leaves such a candidate failed without a call.
 	Browser  *browser.Browser
 	Resolver *resolve.Resolver
-	Logger   *slog.Logger
+	// Machine tells a missed deadline under overload from the page's when
+	// the judge takes a screenshot.
+	Machine Machine
+	Logger  *slog.Logger
 }
 
 // Name is "visual".
@@ -123,13 +126,37 @@ func (v *VisualJudge) screenshot(ctx context.Context, c Candidate) ([]byte, stri
 	if _, err := os.Stat(c.Page); err != nil {
 		return nil, fmt.Sprintf("the page cannot be read: %v", err), nil
 	}
+	type shot struct {
+		png []byte
+		why string
+	}
+	got, err := withDeadline(ctx, v.Machine, v.Browser, v.Resolver, time.Duration(c.Task.Timeout), func(deadline time.Duration) (shot, bool, error) {
+		png, why, err := v.take(ctx, c, deadline)
+		return shot{png, why}, errors.Is(err, session.ErrUnresponsive), ignoreGone(err)
+	})
+	return got.png, got.why, err
+}
+
+// ignoreGone is nil for a page that stopped answering (its reason says
+// so), else err.
+func ignoreGone(err error) error {
+	if gone(err) {
+		return nil
+	}
+	return err
+}
+
+// take loads the page with the given deadline and screenshots its
+// viewport after ScreenshotFrames frames. A page that stops answering
+// gives the reason and its session error.
+func (v *VisualJudge) take(ctx context.Context, c Candidate, deadline time.Duration) ([]byte, string, error) {
 	logger := v.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	t := c.Task
 	s, err := session.Open(ctx, v.Browser, v.Resolver, c.Page, session.Config{Seed: t.Seed, FPS: t.FPS,
-		Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: true, CallTimeout: time.Duration(t.Timeout), Logger: logger})
+		Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: true, CallTimeout: deadline, Logger: logger})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
@@ -138,7 +165,7 @@ func (v *VisualJudge) screenshot(ctx context.Context, c Candidate) ([]byte, stri
 	}
 	defer s.Close()
 	if err := s.LoadErr(); err != nil {
-		return nil, "the page " + broken(err) + " while it loaded", nil
+		return nil, "the page " + broken(err) + " while it loaded", err
 	}
 	if s.Loaded() {
 		if _, err := s.Step(ctx, ScreenshotFrames, true); err != nil {
@@ -146,10 +173,10 @@ func (v *VisualJudge) screenshot(ctx context.Context, c Candidate) ([]byte, stri
 				return nil, "", ctx.Err()
 			}
 			if gone(err) {
-				return nil, fmt.Sprintf("the page %s within its first %d frames", broken(err), ScreenshotFrames), nil
+				return nil, fmt.Sprintf("the page %s within its first %d frames", broken(err), ScreenshotFrames), err
 			}
 		} else if err := s.Present(ctx); err != nil && gone(err) {
-			return nil, "the page " + broken(err) + " while its frame was drawn", nil
+			return nil, "the page " + broken(err) + " while its frame was drawn", err
 		}
 	}
 	// A document that failed to load still shows what a user would see.
@@ -157,6 +184,8 @@ func (v *VisualJudge) screenshot(ctx context.Context, c Candidate) ([]byte, stri
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, "", ctx.Err()
+	case err != nil && gone(err):
+		return nil, "the page " + broken(err) + " while it was captured", err
 	case err != nil:
 		return nil, "taking it failed: " + err.Error(), nil
 	}
