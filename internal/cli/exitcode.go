@@ -34,7 +34,8 @@ const (
 	// takes: an unknown command, flag or help topic, a bad flag value, a
 	// missing or extra argument, a folder with no task or suite, a file
 	// that is not a 'task check --json' report, a labels file or run
-	// folder 'agreement' cannot read, a 'run --candidates' folder without a page for half the tasks or more (a folder of the
+	// folder 'agreement' cannot read, a run folder 'compare-judges'
+	// cannot read or an unknown judge, a 'run --candidates' folder without a page for half the tasks or more (a folder of the
 	// wrong layout, refused before anything runs unless --allow-missing).
 	// Commands return it with
 	// usageErr; cobra's own errors and every Args validator's error map
@@ -79,7 +80,8 @@ var ExitCodes = []ExitCodeInfo{
 		"a variant's reference failed (`suite perturb --check`); `run` never exits 1"},
 	{ExitUsage, "usage", "the command line or its inputs are wrong: an unknown command, flag or help topic, " +
 		"a bad flag value, a missing or extra argument, a folder with no task or suite, " +
-		"a file that is not a `task check --json` report, a labels file or run folder `agreement` cannot read"},
+		"a file that is not a `task check --json` report, a labels file or run folder `agreement` cannot read, " +
+		"a run folder `compare-judges` cannot read"},
 	{ExitInfrastructure, "infrastructure", "the work could not be done: no Chromium or vendored packages, " +
 		"a file that cannot be read or written, a run folder made with another configuration, " +
 		"interrupted (SIGINT, SIGTERM), and any error that is none of the others"},

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/judgerun"
+)
+
+// vlmSecret is the visual model's API key in the compare-judges tests; it
+// must never be written.
+const vlmSecret = "sk-vlm-test-SECRET-93d1"
+
+// visualReplies are how the fake visual model answers, by the task whose
+// brief the prompt holds: GPT-style prose and a JSON fence, and a
+// hedging answer with a bare fence.
+var visualReplies = map[string]string{
+	"# Light controls with sliders": "The screenshot shows a white sphere on a dark background and a panel with two sliders and their values.\n\n" +
+		"```json\n{\n  \"pass\": true,\n  \"score\": 0.85,\n  \"reason\": \"The sphere, the background and both labelled sliders are visible.\"\n}\n```\n",
+	"# Shading modes": "From one frame I can't see the mode keys at work, so this is tentative. The sphere is there and looks lit from the upper left, " +
+		"but I can't tell whether the label matches.\n\n```\n{\"pass\": false, \"score\": 0.4, \"reason\": \"The lit sphere is shown, but nothing proves the modes work.\"}\n```\n\nA second screenshot after pressing 1 would settle it.",
+}
+
+// fakeVLM answers chat completions as OpenAI does, by the brief in the
+// prompt, and counts the calls; each costs 1500 input and 60 output
+// tokens.
+type fakeVLM struct {
+	t     *testing.T
+	srv   *httptest.Server
+	mu    sync.Mutex
+	calls int
+}
+
+func newFakeVLM(t *testing.T) *fakeVLM {
+	f := &fakeVLM{t: t}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if r.Header.Get("Authorization") != "Bearer "+vlmSecret {
+			t.Errorf("the key was not sent")
+		}
+		reply := ""
+		for start, text := range visualReplies {
+			if strings.Contains(string(raw), start) {
+				reply = text
+			}
+		}
+		if reply == "" {
+			t.Errorf("a prompt with no known brief: %.300s", raw)
+		}
+		if !strings.Contains(string(raw), `"url":"data:image/png;base64,`) {
+			t.Errorf("no screenshot in the request")
+		}
+		f.mu.Lock()
+		f.calls++
+		f.mu.Unlock()
+		b, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-vlm", "object": "chat.completion", "created": 1760000000, "model": "test-vlm-2025-04-14",
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply, "refusal": nil},
+				"logprobs": nil, "finish_reason": "stop"}},
+			"usage": map[string]any{"prompt_tokens": 1500, "completion_tokens": 60, "total_tokens": 1560},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeVLM) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// maskWallTimes replaces the wall-time cells of the paradigm table (wall
+// per candidate, relative cost), which vary from run to run, with "…".
+func maskWallTimes(md string) string {
+	row := regexp.MustCompile(`^\| [a-z]+ \| \d+ \|`)
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		if cells := strings.Split(l, " | "); row.MatchString(l) && len(cells) == 11 {
+			cells[8], cells[9] = "…", "…"
+			lines[i] = strings.Join(cells, " | ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestCompareJudges makes a small real run folder — two starter tasks,
+// their references and fixtures, a hand-made light-slider page whose hue
+// label has another id, and no material-toggle page from that model —
+// then compares a DOM check (real Chromium) and a visual model (an
+// httptest provider) with its contract: a dry run, the table and
+// judges.md (golden: go test ./internal/cli -run TestCompareJudges
+// -update), judges.json, a resume that judges nothing, and the visual
+// judge skipped without a key.
+func TestCompareJudges(t *testing.T) {
+	ref, err := os.ReadFile(filepath.Join("..", "..", "suites", "starter", "application", "light-slider", "solution", "index.html"))
+	require.NoError(t, err)
+	hand := t.TempDir()
+	page := strings.Replace(strings.Replace(string(ref), `id="hue-value"`, `id="hue-label"`, 1), `getElementById('hue-value')`, `getElementById('hue-label')`, 1)
+	require.NotEqual(t, string(ref), page)
+	require.NoError(t, os.MkdirAll(filepath.Join(hand, "application", "light-slider"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hand, "application", "light-slider", "index.html"), []byte(page), 0o644))
+
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := execute(t, "run", filepath.Join("..", "..", "suites", "starter"), "--task", "application/light-slider", "--task", "rendering/material-toggle",
+		"--oracle", "--fixtures", "--candidates", "hand="+hand, "--allow-missing", "--out", out)
+	require.Equal(t, ExitOK, code, stderr)
+
+	vlm := newFakeVLM(t)
+	models := filepath.Join(t.TempDir(), "models.yaml")
+	require.NoError(t, os.WriteFile(models, []byte("pricing:\n  test-vlm: {input: 2.00, output: 8.00}\nroles:\n  visual_judge:\n"+
+		"    provider: openai\n    model: test-vlm\n    max_tokens: 500\n    base_url: "+vlm.srv.URL+"/v1\n    key_env: TEST_VLM_KEY\n"), 0o644))
+	env := map[string]string{EnvWeb: webDir(t), "TEST_VLM_KEY": vlmSecret}
+	ctx := context.Background()
+
+	code, stdout, stderr := executeIn(ctx, env, "compare-judges", out, "--models", models, "--dry-run")
+	require.Equal(t, ExitOK, code, stderr)
+	require.Regexp(t, `^dry run: 10 candidates of 11 finished trials compared \(1 left out\), 0 verdicts kept, 20 to reach; nothing is judged or sent
+dom: 10 pages to load and check in Chromium
+visual: 10 calls to openai/test-vlm
+estimated cost: \$0\.\d{4} for the prompts \(about \d+ input tokens, a screenshot counted as 1000\) \+ at most \$0\.0400 for the output \(500 tokens a call\) = at most \$0\.\d{4}
+$`, stdout)
+	require.Zero(t, vlm.count(), "a dry run sends nothing")
+
+	code, stdout, stderr = executeIn(ctx, map[string]string{EnvWeb: webDir(t)}, "compare-judges", out, "--models", models, "--dry-run")
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stdout, "visual: skipped — no visual model is configured: the visual_judge role's model openai/test-vlm needs an API key in $TEST_VLM_KEY, which is not set (models: "+models+"; docs/models.md)\n")
+
+	code, stdout, stderr = executeIn(ctx, env, "compare-judges", out, "--models", models)
+	require.Equal(t, ExitOK, code, stderr)
+	require.Equal(t, 10, vlm.count())
+	require.Contains(t, stderr, "compare-judges "+out+": 10 candidates × 2 judges (dom, visual): 0 verdicts kept, 20 to reach, 2 jobs → "+filepath.Join(out, "judges.md")+"\n")
+	require.Contains(t, stderr, "] application/light-slider hand/light-slider dom: fail 0.833: 1 of 6 checks failed: #hue-value: no element matches (named at brief.md:26) (")
+	require.Contains(t, stderr, "[20/20] ")
+	md, err := os.ReadFile(filepath.Join(out, "judges.md"))
+	require.NoError(t, err)
+	require.Contains(t, stdout, strings.SplitN(string(md), "\n", 3)[2][:200], "stdout shows the table of judges.md")
+	require.True(t, strings.HasSuffix(stdout, "table, every candidate's verdicts and the disagreements: "+filepath.Join(out, "judges.md")+", "+filepath.Join(out, "judges.json")+"\n"), stdout)
+
+	got := maskWallTimes(strings.ReplaceAll(string(md), out, "RUN"))
+	golden := filepath.Join("testdata", "compare-judges.md")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "go test ./internal/cli -run TestCompareJudges -update writes it")
+	require.Equal(t, string(want), got)
+
+	var rep judgerun.Report
+	b, err := os.ReadFile(filepath.Join(out, "judges.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Equal(t, 10, rep.Compared)
+	require.Equal(t, []string{"dom", "visual", "contract"}, []string{rep.Rows[0].Judge, rep.Rows[1].Judge, rep.Rows[2].Judge})
+	require.InDelta(t, 0.00348, *rep.Rows[1].USDPerCandidate, 1e-12, "1500 × $2 + 60 × $8 per 1M tokens")
+	require.Len(t, rep.Items, 10)
+	require.Len(t, rep.Items[0].Verdicts, 2)
+
+	// Resuming judges nothing, starts no browser and calls no model.
+	code, _, stderr = executeIn(ctx, env, "compare-judges", out, "--models", models)
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stderr, ": 20 verdicts kept, 0 to reach, ")
+	require.Equal(t, 10, vlm.count())
+	md2, err := os.ReadFile(filepath.Join(out, "judges.md"))
+	require.NoError(t, err)
+	require.Equal(t, got, maskWallTimes(strings.ReplaceAll(string(md2), out, "RUN")), "the same table from the stored verdicts")
+
+	// The key is never written.
+	require.NoError(t, filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NotContains(t, string(data), vlmSecret, path)
+		return nil
+	}))
+
+	// Usage errors.
+	code, _, stderr = executeIn(ctx, env, "compare-judges", out, "--judges", "dom,agent")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, stderr, `--judges "agent": the judges are dom, visual`)
+	code, _, stderr = executeIn(ctx, env, "compare-judges", t.TempDir())
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, stderr, "is not a 'worldprobe run' folder")
+}
