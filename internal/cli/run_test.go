@@ -89,7 +89,7 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	frozen := trials["simulation_tiny__fixtures__frozen__s0"]
 	require.False(t, frozen.Pass)
 	require.Equal(t, []result.Assertion{{Probe: "moves_at_one_metre_per_second", Level: "transition", Status: "fail",
-		Message: frozen.Failed()[0].Message, Expr: "approx(s.x - before.x, 1.0, 0.05)"}}, frozen.Failed())
+		Message: frozen.Failed()[0].Message, Expr: "approx(s.x - before.x, 1.0, 0.05)", Line: 15}}, frozen.Failed())
 
 	// The same command again keeps everything.
 	code, stdout, stderr = execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out)

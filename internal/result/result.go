@@ -42,6 +42,10 @@ type Assertion struct {
 	Status  string `json:"status"`
 	Message string `json:"message"`
 	Expr    string `json:"expr,omitempty"`
+	// Line is the assertion's line in contract.yaml, 0 for the interface
+	// probe; the trace's "assert" line of the same probe and line holds
+	// the state it evaluated.
+	Line int `json:"line,omitempty"`
 }
 
 // Trial is one candidate page judged against one task's contract. Its JSON
