@@ -282,12 +282,12 @@ func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, re
 	}
 	fmt.Fprintln(io.Out)
 	report.Table(io.Out, sum.Trials)
-	page.Generated, page.Trials = time.Now().UTC().Format(time.RFC3339), sum.Trials
-	if err := report.WriteHTML(reportPath, page); err != nil {
-		return err
-	}
 	l, err := report.NewLeaderboard(page.Title, page.Partial, sum.Trials, board)
 	if err != nil {
+		return err
+	}
+	page.Generated, page.Trials, page.Board, page.Dirs = time.Now().UTC().Format(time.RFC3339), sum.Trials, l, sum.Dirs
+	if err := report.WriteHTML(reportPath, page); err != nil {
 		return err
 	}
 	if err := report.WriteLeaderboards(filepath.Dir(reportPath), l); err != nil {

@@ -25,7 +25,7 @@ type BarGroup struct {
 const (
 	barsWidth   = 640
 	barsLabelW  = 170 // the bar labels' column
-	barsTextW   = 70  // the value text after a full bar
+	barsTextW   = 100 // the value text after a full bar
 	barsRow     = 18  // one bar
 	barsHeading = 22  // a group's heading
 	barsAxis    = 22  // the axis labels at the bottom

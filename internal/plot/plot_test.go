@@ -61,7 +61,7 @@ func TestBarsGolden(t *testing.T) {
 	})
 	golden(t, "bars.svg", string(svg))
 	// A value out of 0–1 is clamped: the bar of 1.2 is as wide as the one of 1.
-	require.Equal(t, 2, strings.Count(string(svg), `width="400.0" height="12"`))
+	require.Equal(t, 2, strings.Count(string(svg), `width="370.0" height="12"`))
 	require.Contains(t, string(svg), `width="0.0" height="12"`)
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/metrics"
 	"github.com/worldprobe/worldprobe/internal/result"
 )
@@ -47,10 +48,10 @@ func WriteLeaderboards(dir string, l *Leaderboard) error {
 	if err != nil {
 		return fmt.Errorf("encoding the leaderboard: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, LeaderboardMarkdown), md.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, LeaderboardMarkdown), md.Bytes()); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, LeaderboardJSON), append(js, '\n'))
+	return atomicfile.Write(filepath.Join(dir, LeaderboardJSON), append(js, '\n'))
 }
 
 // Markdown writes the leaderboard as a Markdown document: the main table

@@ -23,6 +23,14 @@ type traceLine struct {
 	State any             `json:"-"`
 }
 
+// stateText is the line's state as one line of JSON for a person.
+func (l traceLine) stateText(n int) string {
+	if l.State == nil {
+		return cut(string(l.Raw), n)
+	}
+	return compact(l.State, n)
+}
+
 // maxTraceLine bounds one line of trace.jsonl (a state of a few MiB is
 // already more than the page runtime lets a page publish).
 const maxTraceLine = 64 << 20
@@ -139,13 +147,16 @@ func vectorLen(v any) int {
 	return len(xs)
 }
 
-// compact is v as one line of JSON (keys sorted), cut to n runes.
+// compact is v as one line of JSON (keys sorted, < > & as themselves:
+// the page escapes what it shows), cut to n runes.
 func compact(v any, n int) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return cut(fmt.Sprint(v), n)
 	}
-	return cut(string(b), n)
+	return cut(strings.TrimSuffix(b.String(), "\n"), n)
 }
 
 // cut shortens s to n runes, ending it with … when it was longer.
