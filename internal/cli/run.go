@@ -57,8 +57,10 @@ reference solution as model "oracle", --fixtures its known-flawed fixtures as mo
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
-trials/<trial>/result.json with a screenshot, results.db (SQLite), report.html, and
-beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
+trials/<trial>/result.json with a screenshot and trace.jsonl, results.db (SQLite),
+report.html (the leaderboard with plots and a models × tasks grid linking to each trial's
+page, trials/<trial>/index.html: its failed assertions against the reference, state-over-time
+plots, screenshot and trace; docs/report.md), and beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
 interval, A/S/T-Cov, breakdowns, Core vs. Robust, attribution shares, and RoA and
 TEM when the candidates folders hold gen.json records of cost and time; see
 docs/metrics.md).
