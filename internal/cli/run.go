@@ -171,7 +171,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		sources = append(sources, run.Source{Model: model, Dir: abs})
 	}
 	if o.Oracle {
-		sources = append(sources, run.Source{Model: "oracle", Oracle: true})
+		sources = append(sources, run.Source{Model: result.ModelOracle, Oracle: true})
 	}
 	if o.Fixtures {
 		sources = append(sources, run.Source{Model: "fixtures", Fixtures: true})

@@ -151,7 +151,7 @@ func writeTrialPages(root string, trials []*result.Trial, dirs map[string]string
 	byTask := map[string][]*result.Trial{}
 	for _, t := range trials {
 		byTask[t.Task] = append(byTask[t.Task], t)
-		if _, ok := dirs[t.Key]; !ok || t.Model != OracleModel || t.Repair != "" {
+		if _, ok := dirs[t.Key]; !ok || t.Model != result.ModelOracle || t.Repair != "" {
 			continue
 		}
 		if r := refs[t.Task]; r == nil || better(t, r) {

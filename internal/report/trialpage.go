@@ -28,10 +28,6 @@ const (
 	maxPlots      = 8   // state-over-time plots per trial
 )
 
-// OracleModel is the model name run gives each task's reference
-// solution; its trial of a task is the expected curve of the others.
-const OracleModel = "oracle"
-
 // trialView is what a trial page shows.
 type trialView struct {
 	Head      headView

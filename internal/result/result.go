@@ -32,6 +32,11 @@ const (
 	RepairFeedback = "feedback"
 )
 
+// ModelOracle is the model name of each task's reference solution in a
+// run (run --oracle); the report draws its trial of a task as the
+// expected curve of the others.
+const ModelOracle = "oracle"
+
 // Repairs lists the values Trial.Repair may take besides "" (first-shot).
 func Repairs() []string { return []string{RepairErrorOnly, RepairFeedback} }
 
