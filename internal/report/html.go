@@ -51,7 +51,7 @@ func cspFor(script string) string {
 		sum := sha256.Sum256([]byte(script))
 		src = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	}
-	return "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
+	return "default-src 'none'; img-src 'self' file:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
 }
 
 // Page is what the HTML report shows.
