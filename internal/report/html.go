@@ -100,7 +100,7 @@ type reportView struct {
 type markLegend struct{ Class, Mark, Text string }
 
 // WriteHTML renders the report to path, and a page for every trial of
-// p.Dirs into its folder, each atomically. Every link is relative, so
+// p.Dirs into its folder (TrialPage), each atomically. Every link is relative, so
 // the run folder can be moved or archived as a whole and still opens
 // offline. A trial page that cannot be written fails the report; a trace
 // that cannot be read is said so on its page.
@@ -117,11 +117,12 @@ func WriteHTML(path string, p Page) error {
 	sortTrials(trials)
 	dirs := map[string]string{}
 	for _, t := range trials {
-		if d, ok := p.Dirs[t.Key]; ok && filepath.IsLocal(filepath.FromSlash(d)) {
+		// A folder outside the report's, or one that is gone, gets no page.
+		if d, ok := p.Dirs[t.Key]; ok && filepath.IsLocal(filepath.FromSlash(d)) && exists(filepath.Join(dir, filepath.FromSlash(d))) {
 			dirs[t.Key] = filepath.FromSlash(d)
 		}
 	}
-	if err := writeTrialPages(dir, trials, dirs); err != nil {
+	if err := writeTrialPages(dir, filepath.Base(path), trials, dirs); err != nil {
 		return err
 	}
 	v := newReportView(p, trials, func(t *result.Trial) string {
@@ -145,8 +146,9 @@ func href(rel string) string {
 	return (&url.URL{Path: filepath.ToSlash(rel)}).String()
 }
 
-// writeTrialPages writes the page of every trial that has a folder.
-func writeTrialPages(root string, trials []*result.Trial, dirs map[string]string) error {
+// writeTrialPages writes the page of every trial that has a folder in
+// dirs (relative to root, where the report named report is).
+func writeTrialPages(root, report string, trials []*result.Trial, dirs map[string]string) error {
 	refs := map[string]*result.Trial{}
 	byTask := map[string][]*result.Trial{}
 	for _, t := range trials {
@@ -180,7 +182,7 @@ func writeTrialPages(root string, trials []*result.Trial, dirs map[string]string
 			}
 			return href(r)
 		}
-		c := trialContext{dir: tdir, report: href(filepath.Join(up, "report.html"))}
+		c := trialContext{dir: tdir, report: href(filepath.Join(up, report))}
 		if r := refs[t.Task]; r != nil && r.Key != t.Key {
 			c.ref = &refTrial{t: r, href: rel(filepath.Join(dirs[r.Key], TrialPage)), trace: refTraces[t.Task]}
 		}

@@ -342,3 +342,22 @@ func TestHTMLSize(t *testing.T) {
 	t.Logf("report.html of 200 trials: %d bytes", st.Size())
 	require.Less(t, st.Size(), int64(120<<10), "report.html of 200 trials")
 }
+
+// A folder that is gone, or outside the run folder, gets no page and no
+// link; the report is written all the same.
+func TestHTMLSkipsMissingAndOutsideFolders(t *testing.T) {
+	dir := t.TempDir()
+	trials := []*result.Trial{
+		{Key: "gone", Task: "simulation/a", Category: "simulation", Model: "m", Candidate: "c", Outcome: result.OutcomeOK, Pass: true, VCov: 1},
+		{Key: "out", Task: "simulation/b", Category: "simulation", Model: "m", Candidate: "c", Outcome: result.OutcomeOK, Pass: true, VCov: 1},
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "run"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "elsewhere"), 0o755))
+	require.NoError(t, WriteHTML(filepath.Join(dir, "run", "report.html"), Page{Title: "t", Trials: trials,
+		Dirs: map[string]string{"gone": "trials/gone", "out": "../elsewhere"}}))
+	b, err := os.ReadFile(filepath.Join(dir, "run", "report.html"))
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(b), `<span class="chip pass" title=`))
+	require.NotContains(t, string(b), `<a class="chip`)
+	require.NoFileExists(t, filepath.Join(dir, "elsewhere", TrialPage))
+}

@@ -12,9 +12,11 @@ import (
 	"github.com/worldprobe/worldprobe/internal/result"
 )
 
-// The files of a trial's folder the trial page shows, and the page itself.
+// TrialPage is the name of a trial's page in its folder.
+const TrialPage = "index.html"
+
+// The files of a trial's folder its page shows.
 const (
-	TrialPage      = "index.html"
 	traceFile      = "trace.jsonl"
 	screenshotFile = "screenshot.png"
 )
