@@ -14,6 +14,9 @@ import (
 // filters match.
 type chip struct {
 	Href, Class, Mark, Text, Title string
+	// Who names the trial before its mark where the chip stands alone
+	// (a trial page's list of the task's trials), empty in the grid.
+	Who string
 	// Status is result.Trial.Class; Attribution the attribution of a
 	// trial that did not pass ("" when it passed); Model its column.
 	Status, Attribution, Model string

@@ -192,6 +192,10 @@ func writeTrialPages(root, report string, trials []*result.Trial, dirs map[strin
 				link = rel(filepath.Join(od, TrialPage))
 			}
 			ch := newChip(o, link)
+			ch.Who = columnOf(o) + "/" + o.Candidate
+			if o.Sample > 0 {
+				ch.Who += fmt.Sprintf(" #%d", o.Sample)
+			}
 			if o.Key == t.Key {
 				ch.Class += " self"
 			}
