@@ -57,8 +57,10 @@ reference solution as model "oracle", --fixtures its known-flawed fixtures as mo
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
-trials/<trial>/result.json with a screenshot, results.db (SQLite), report.html, and
-beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
+trials/<trial>/result.json with a screenshot and trace.jsonl, results.db (SQLite),
+report.html (the leaderboard with plots and a models × tasks grid linking to each trial's
+page, trials/<trial>/index.html: its failed assertions against the reference, state-over-time
+plots, screenshot and trace; docs/report.md), and beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
 interval, A/S/T-Cov, breakdowns, Core vs. Robust, attribution shares, and RoA and
 TEM when the candidates folders hold gen.json records of cost and time; see
 docs/metrics.md).
@@ -169,7 +171,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		sources = append(sources, run.Source{Model: model, Dir: abs})
 	}
 	if o.Oracle {
-		sources = append(sources, run.Source{Model: "oracle", Oracle: true})
+		sources = append(sources, run.Source{Model: result.ModelOracle, Oracle: true})
 	}
 	if o.Fixtures {
 		sources = append(sources, run.Source{Model: "fixtures", Fixtures: true})
@@ -282,12 +284,12 @@ func writeResults(io IO, o *RunOptions, plan []run.Planned, sum *run.Summary, re
 	}
 	fmt.Fprintln(io.Out)
 	report.Table(io.Out, sum.Trials)
-	page.Generated, page.Trials = time.Now().UTC().Format(time.RFC3339), sum.Trials
-	if err := report.WriteHTML(reportPath, page); err != nil {
-		return err
-	}
 	l, err := report.NewLeaderboard(page.Title, page.Partial, sum.Trials, board)
 	if err != nil {
+		return err
+	}
+	page.Generated, page.Trials, page.Board, page.Dirs = time.Now().UTC().Format(time.RFC3339), sum.Trials, l, sum.Dirs
+	if err := report.WriteHTML(reportPath, page); err != nil {
 		return err
 	}
 	if err := report.WriteLeaderboards(filepath.Dir(reportPath), l); err != nil {

@@ -159,7 +159,7 @@ func TestRunInterruptedSaysHowToResume(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(out, "report.html"))
 	require.NoError(t, err)
 	require.Contains(t, string(page), "<title>worldprobe run: suite (partial)</title>")
-	require.Contains(t, string(page), `<p class="fail">Partial report: run interrupted (context canceled) with 1 of 4 planned trials finished; the scores cover those only. Resume with: `+resume+"</p>")
+	require.Contains(t, string(page), `<p class="warn">Partial report: run interrupted (context canceled) with 1 of 4 planned trials finished; the scores cover those only. Resume with: `+resume+"</p>")
 
 	args := strings.Fields(resume)[1:]
 	code, stdout, stderr = executeStub(context.Background(), t, &stubExecutor{}, args...)

@@ -89,7 +89,15 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 	frozen := trials["simulation_tiny__fixtures__frozen__s0"]
 	require.False(t, frozen.Pass)
 	require.Equal(t, []result.Assertion{{Probe: "moves_at_one_metre_per_second", Level: "transition", Status: "fail",
-		Message: frozen.Failed()[0].Message, Expr: "approx(s.x - before.x, 1.0, 0.05)"}}, frozen.Failed())
+		Message: frozen.Failed()[0].Message, Expr: "approx(s.x - before.x, 1.0, 0.05)", Line: 15}}, frozen.Failed())
+	// Each trial has its page in its folder, linked from the report's
+	// grid; the failed one plots the x it read against the reference's.
+	require.Contains(t, string(page), `href="trials/simulation_tiny__fixtures__frozen__s0/index.html"`)
+	frozenPage, err := os.ReadFile(filepath.Join(out, "trials", "simulation_tiny__fixtures__frozen__s0", "index.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(frozenPage), `<a href="../simulation_tiny__oracle__solution__s0/index.html">reference trial (oracle/solution sample 0)</a>`)
+	require.Contains(t, string(frozenPage), "<title>x in probe moves_at_one_metre_per_second, per frame: this page against the reference</title>")
+	require.FileExists(t, filepath.Join(out, "trials", "simulation_tiny__oracle__solution__s0", "index.html"))
 
 	// The same command again keeps everything.
 	code, stdout, stderr = execute(t, "run", tinySuite(), "--oracle", "--fixtures", "--out", out)

@@ -2,25 +2,57 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
-	"os"
+	"net/url"
 	"path/filepath"
 	"sort"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/metrics"
+	"github.com/worldprobe/worldprobe/internal/plot"
 	"github.com/worldprobe/worldprobe/internal/result"
 )
 
-//go:embed report.html.tmpl
-var htmlTemplate string
+var (
+	//go:embed report.html.tmpl
+	reportTemplate string
+	//go:embed trial.html.tmpl
+	trialTemplate string
+	//go:embed report.css
+	css string
+	//go:embed filter.js
+	filterJS string
+)
 
-var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":   func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
-	"width": func(x float64) string { return fmt.Sprintf("%.1f", 100*x) },
-	"drop":  func(core, robust float64) string { return fmt.Sprintf("%.1f pts", 100*(core-robust)) },
-}).Parse(htmlTemplate))
+var tmpl = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct": pct,
+	"inc": func(i int) int { return i + 1 },
+}).Parse(reportTemplate)).New("trial").Parse(trialTemplate))
+
+// headView is what both kinds of page put in their <head>: the title,
+// the style sheet and a Content-Security-Policy that allows the page's
+// own inline style and script (by hash) and images from the run folder,
+// and nothing else — a string that escaped escaping still could not run
+// or fetch anything.
+type headView struct {
+	Title  string
+	CSS    template.CSS
+	CSP    string
+	Script template.JS
+}
+
+func cspFor(script string) string {
+	src := "'none'"
+	if script != "" {
+		sum := sha256.Sum256([]byte(script))
+		src = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	return "default-src 'none'; img-src 'self' file:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
+}
 
 // Page is what the HTML report shows.
 type Page struct {
@@ -32,52 +64,251 @@ type Page struct {
 	Unsandboxed bool
 	// Partial, when set, says why the report covers only part of the
 	// planned trials (an interrupted run); it heads the page.
-	Partial    string
-	Rows       []metrics.Row
-	Categories []string
-	Trials     []*result.Trial
+	Partial string
+	Trials  []*result.Trial
+	// Board is the leaderboard of Trials as leaderboard.md shows it
+	// (NewLeaderboard); nil computes one with metrics' defaults, which
+	// have no generation records (RoA and TEM n/a).
+	Board *Leaderboard
+	// Dirs maps a trial's key to its folder, relative to the report's
+	// folder (run.Summary.Dirs: "trials/<name>"). WriteHTML writes the
+	// trial's page there (TrialPage) and links the grid to it; a trial
+	// without a folder is in the grid without a link.
+	Dirs map[string]string
 }
 
-// WriteHTML renders the report to path atomically. Screenshot paths in
-// trials are made relative to the report's folder, so the run folder can
-// be moved or archived as a whole and still opens offline.
+// reportView is what report.html shows.
+type reportView struct {
+	Head                 headView
+	Title, Generated     string
+	Sandbox, Partial     string
+	Unsandboxed          bool
+	Trials, Scored       int
+	Infra, Retried       int
+	Intro                string
+	Main                 *section
+	Sections             []section
+	CategoryBars         template.HTML
+	Scatter              template.HTML
+	ScatterNote          string
+	Grid                 gridView
+	Statuses, Categories []string
+	Attributions, Models []string
+	Marks                []markLegend
+}
+
+type markLegend struct{ Class, Mark, Text string }
+
+// WriteHTML renders the report to path, and a page for every trial of
+// p.Dirs into its folder (TrialPage), each atomically. Every link is relative, so
+// the run folder can be moved or archived as a whole and still opens
+// offline. A trial page that cannot be written fails the report; a trace
+// that cannot be read is said so on its page.
 func WriteHTML(path string, p Page) error {
 	dir := filepath.Dir(path)
-	p.Rows = metrics.Leaderboard(p.Trials)
-	p.Categories = metrics.Categories(p.Trials)
-	trials := make([]*result.Trial, len(p.Trials))
-	for i, t := range p.Trials {
-		c := *t
-		if c.Screenshot != "" {
-			if rel, err := filepath.Rel(dir, c.Screenshot); err == nil {
-				c.Screenshot = filepath.ToSlash(rel)
-			}
+	if p.Board == nil {
+		l, err := NewLeaderboard(p.Title, p.Partial, p.Trials, metrics.BoardOptions{})
+		if err != nil {
+			return err
 		}
-		trials[i] = &c
+		p.Board = l
 	}
-	sort.SliceStable(trials, func(i, j int) bool {
-		if trials[i].Task != trials[j].Task {
-			return trials[i].Task < trials[j].Task
+	trials := append([]*result.Trial(nil), p.Trials...)
+	sortTrials(trials)
+	dirs := map[string]string{}
+	for _, t := range trials {
+		// A folder outside the report's, or one that is gone, gets no page.
+		if d, ok := p.Dirs[t.Key]; ok && filepath.IsLocal(filepath.FromSlash(d)) && exists(filepath.Join(dir, filepath.FromSlash(d))) {
+			dirs[t.Key] = filepath.FromSlash(d)
 		}
-		return trials[i].Model < trials[j].Model
+	}
+	if err := writeTrialPages(dir, filepath.Base(path), trials, dirs); err != nil {
+		return err
+	}
+	v := newReportView(p, trials, func(t *result.Trial) string {
+		if d, ok := dirs[t.Key]; ok {
+			return href(filepath.Join(d, TrialPage))
+		}
+		return ""
 	})
-	p.Trials = trials
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, p); err != nil {
+	if err := tmpl.ExecuteTemplate(&buf, "report", v); err != nil {
 		return fmt.Errorf("rendering the report: %w", err)
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to path through a temporary file and a rename,
-// so that a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
+}
+
+// href is a relative file path as a link: slashes, each step escaped.
+func href(rel string) string {
+	return (&url.URL{Path: filepath.ToSlash(rel)}).String()
+}
+
+// writeTrialPages writes the page of every trial that has a folder in
+// dirs (relative to root, where the report named report is).
+func writeTrialPages(root, report string, trials []*result.Trial, dirs map[string]string) error {
+	refs := map[string]*result.Trial{}
+	byTask := map[string][]*result.Trial{}
+	for _, t := range trials {
+		byTask[t.Task] = append(byTask[t.Task], t)
+		if _, ok := dirs[t.Key]; !ok || t.Model != result.ModelOracle || t.Repair != "" {
+			continue
+		}
+		if r := refs[t.Task]; r == nil || better(t, r) {
+			refs[t.Task] = t
+		}
+	}
+	refTraces := map[string][]traceLine{}
+	for task, r := range refs {
+		// A reference whose trace cannot be read has no curve to show.
+		refTraces[task], _ = readTrace(filepath.Join(root, dirs[r.Key], traceFile))
+	}
+	for _, t := range trials {
+		d, ok := dirs[t.Key]
+		if !ok {
+			continue
+		}
+		tdir := filepath.Join(root, d)
+		up, err := filepath.Rel(tdir, root)
+		if err != nil {
+			return fmt.Errorf("trial %s: %w", t.Key, err)
+		}
+		rel := func(other string) string {
+			r, err := filepath.Rel(tdir, filepath.Join(root, other))
+			if err != nil {
+				return ""
+			}
+			return href(r)
+		}
+		c := trialContext{dir: tdir, report: href(filepath.Join(up, report))}
+		if r := refs[t.Task]; r != nil && r.Key != t.Key {
+			c.ref = &refTrial{t: r, href: rel(filepath.Join(dirs[r.Key], TrialPage)), trace: refTraces[t.Task]}
+		}
+		for _, o := range byTask[t.Task] {
+			link := ""
+			if od, ok := dirs[o.Key]; ok && o.Key != t.Key {
+				link = rel(filepath.Join(od, TrialPage))
+			}
+			ch := newChip(o, link)
+			ch.Who = columnOf(o) + "/" + o.Candidate
+			if o.Sample > 0 {
+				ch.Who += fmt.Sprintf(" #%d", o.Sample)
+			}
+			if o.Key == t.Key {
+				ch.Class += " self"
+			}
+			c.siblings = append(c.siblings, ch)
+		}
+		v := newTrialView(t, c)
+		v.Head.CSS, v.Head.CSP = template.CSS(css), cspFor("")
+		var buf bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&buf, "trial", v); err != nil {
+			return fmt.Errorf("rendering the page of trial %s: %w", t.Key, err)
+		}
+		if err := atomicfile.Write(filepath.Join(tdir, TrialPage), buf.Bytes()); err != nil {
+			return fmt.Errorf("writing the page of trial %s: %w", t.Key, err)
+		}
+	}
+	return nil
+}
+
+// better reports whether the reference trial a is a better expected
+// curve than b: a pass before anything else, then the lower sample.
+func better(a, b *result.Trial) bool {
+	if a.Pass != b.Pass {
+		return a.Pass
+	}
+	if a.Sample != b.Sample {
+		return a.Sample < b.Sample
+	}
+	return a.Key < b.Key
+}
+
+func newReportView(p Page, trials []*result.Trial, link func(*result.Trial) string) reportView {
+	b := p.Board.Board
+	v := reportView{Title: p.Title, Generated: p.Generated, Sandbox: p.Sandbox, Unsandboxed: p.Unsandboxed, Partial: p.Partial,
+		Trials: len(trials), Scored: b.Trials, Infra: b.Infra, Intro: boardIntro(b)}
+	v.Head = headView{Title: p.Title, CSS: template.CSS(css), CSP: cspFor(filterJS), Script: template.JS(filterJS)}
+	for _, t := range trials {
+		if t.Retries > 0 {
+			v.Retried++
+		}
+	}
+	v.Main, v.Sections = boardSections(b)
+	v.CategoryBars = categoryBars(b)
+	v.Scatter, v.ScatterNote = costScatter(b)
+	v.Grid = newGrid(trials, b.Rows, link)
+
+	seen := map[string]map[string]bool{"status": {}, "category": {}, "attribution": {}}
+	for _, t := range trials {
+		seen["status"][t.Class()] = true
+		seen["category"][t.Category] = true
+		if a := attributionOf(t); a != "" {
+			seen["attribution"][a] = true
+		}
+	}
+	for _, s := range statusOrder {
+		if seen["status"][s] {
+			v.Statuses = append(v.Statuses, s)
+		}
+	}
+	v.Categories = sortedKeys(seen["category"])
+	v.Attributions = sortedKeys(seen["attribution"])
+	for _, r := range b.Rows {
+		v.Models = append(v.Models, r.Name())
+	}
+	for _, s := range statusOrder {
+		text := map[string]string{"pass": "pass (V-Cov)", "fail": "fail (V-Cov)", "crash": "crash (V-Cov 0)", "timeout": "timeout (a crash, V-Cov 0)", "infra": "infrastructure error (not scored)"}[s]
+		v.Marks = append(v.Marks, markLegend{Class: s, Mark: marks[s], Text: text})
+	}
+	return v
+}
+
+// categoryBars draws V-Cov by category, a bar per leaderboard row.
+func categoryBars(b metrics.Board) template.HTML {
+	cats := map[string]bool{}
+	for _, r := range b.Rows {
+		for c := range r.ByCategory {
+			cats[c] = true
+		}
+	}
+	if len(cats) == 0 {
+		return ""
+	}
+	var groups []plot.BarGroup
+	for _, c := range sortedKeys(cats) {
+		g := plot.BarGroup{Label: c}
+		for i, r := range b.Rows {
+			if s, ok := r.ByCategory[c]; ok && s.Trials > 0 {
+				g.Bars = append(g.Bars, plot.Bar{Label: r.Name(), Value: s.VCov, Text: fmt.Sprintf("%s (%d)", pct(s.VCov), s.Trials), Series: i})
+			}
+		}
+		groups = append(groups, g)
+	}
+	return plot.Bars("V-Cov by category, a bar per model (its scored trials in brackets)", groups)
+}
+
+// costScatter draws each row's V-Cov against its mean generation cost
+// per page, or says why there is nothing to draw.
+func costScatter(b metrics.Board) (template.HTML, string) {
+	var pts []plot.Point
+	for i, r := range b.Rows {
+		e := r.Economics.RoA
+		if e.Trials == 0 {
+			continue
+		}
+		cost := e.Denominator / float64(e.Trials)
+		pts = append(pts, plot.Point{Label: r.Name(), X: cost, Y: r.VCov, Series: i,
+			Title: fmt.Sprintf("%s: V-Cov %s, %s USD per page over %d priced trial(s)", r.Name(), pct(r.VCov), num(cost, 4), e.Trials)})
+	}
+	if len(pts) == 0 {
+		return "", "Cost vs. V-Cov: no trial has a recorded generation cost (gen.json's cost_usd beside a --candidates page), so there is nothing to plot."
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].Label < pts[j].Label })
+	return plot.Scatter{Title: "V-Cov against the mean generation cost per page, a point per model",
+		X:      plot.Axis{Label: "mean generation cost per page (USD)", Zero: true},
+		Y:      plot.Axis{Label: "V-Cov", Fixed: true, Min: 0, Max: 1, Format: func(v float64) string { return pct0(v) }},
+		Points: pts}.SVG(), ""
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/metrics"
 	"github.com/worldprobe/worldprobe/internal/result"
 )
@@ -47,10 +48,10 @@ func WriteLeaderboards(dir string, l *Leaderboard) error {
 	if err != nil {
 		return fmt.Errorf("encoding the leaderboard: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, LeaderboardMarkdown), md.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, LeaderboardMarkdown), md.Bytes()); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, LeaderboardJSON), append(js, '\n'))
+	return atomicfile.Write(filepath.Join(dir, LeaderboardJSON), append(js, '\n'))
 }
 
 // Markdown writes the leaderboard as a Markdown document: the main table
@@ -59,20 +60,63 @@ func WriteLeaderboards(dir string, l *Leaderboard) error {
 // first-shot vs. after repair, failure attribution, and cost and time —
 // each section only when the trials have something for it.
 func Markdown(w io.Writer, l *Leaderboard) {
-	b := l.Board
 	fmt.Fprintf(w, "# %s\n\n", l.Title)
 	if l.Partial != "" {
 		fmt.Fprintf(w, "**Partial:** %s\n\n", l.Partial)
 	}
+	fmt.Fprintf(w, "%s\n\n", boardIntro(l.Board))
+	main, sections := boardSections(l.Board)
+	if main == nil {
+		return
+	}
+	table(w, main.Head, main.Rows)
+	for _, s := range sections {
+		fmt.Fprintf(w, "\n## %s\n\n", s.Title)
+		if s.Intro != "" {
+			fmt.Fprintf(w, "%s\n", s.Intro)
+			if s.Head != nil {
+				fmt.Fprintln(w)
+			}
+		}
+		if s.Head != nil {
+			table(w, s.Head, s.Rows)
+		}
+		if len(s.Notes) > 0 {
+			fmt.Fprintf(w, "\n- %s\n", strings.Join(s.Notes, "\n- "))
+		}
+	}
+}
+
+// section is one table of the leaderboard, as both the Markdown and the
+// HTML report show it: a title, a sentence before the table, the table
+// (first column left-aligned, the others numbers) and notes after it.
+type section struct {
+	// ID is the section's anchor in the HTML report.
+	ID, Title string
+	Intro     string
+	Head      []string
+	Rows      [][]string
+	Notes     []string
+}
+
+// boardIntro is the sentence that heads the leaderboard: how many trials
+// it covers and how its numbers were computed.
+func boardIntro(b metrics.Board) string {
 	infra := ""
 	if b.Infra > 0 {
 		infra = fmt.Sprintf(" (%d infrastructure error(s) left out: not scored)", b.Infra)
 	}
-	fmt.Fprintf(w, "%d scored trial(s)%s. V-Cov's 95%% interval: percentile bootstrap over tasks, %d resamples, seed %d. "+
+	return fmt.Sprintf("%d scored trial(s)%s. V-Cov's 95%% interval: percentile bootstrap over tasks, %d resamples, seed %d. "+
 		"pass@k: unbiased, per task then averaged, where every task has k samples. RoA at R = %s USD/h. "+
-		"Every number is explained in docs/metrics.md.\n\n", b.Trials, infra, b.Bootstrap.Resamples, b.Bootstrap.Seed, num(b.Rate, 0))
+		"Every number is explained in docs/metrics.md.", b.Trials, infra, b.Bootstrap.Resamples, b.Bootstrap.Seed, num(b.Rate, 0))
+}
+
+// boardSections are the leaderboard's main table (nil when it has no
+// rows) and the sections after it, in order, each only when the trials
+// have something for it.
+func boardSections(b metrics.Board) (*section, []section) {
 	if len(b.Rows) == 0 {
-		return
+		return nil, nil
 	}
 	ks := shownKs(b)
 	head := []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
@@ -80,7 +124,7 @@ func Markdown(w io.Writer, l *Leaderboard) {
 		head = append(head, fmt.Sprintf("pass@%d", k))
 	}
 	head = append(head, "crashes", "RoA (USD/USD)", "TEM (h/h)")
-	var rows [][]string
+	main := &section{ID: "leaderboard", Head: head}
 	for _, r := range b.Rows {
 		ci := "n/a"
 		if r.VCovCI != nil {
@@ -91,17 +135,23 @@ func Markdown(w io.Writer, l *Leaderboard) {
 			cells = append(cells, optPct(r.PassAt(k)))
 		}
 		cells = append(cells, fmt.Sprint(r.Crashes), optNum(r.Economics.RoA.Value, 1), optNum(r.Economics.TEM.Value, 2))
-		rows = append(rows, cells)
+		main.Rows = append(main.Rows, cells)
 	}
-	table(w, head, rows)
-
-	breakdownSection(w, b, "category", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByCategory })
-	breakdownSection(w, b, "difficulty", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByDiff })
-	breakdownSection(w, b, "subdomain", func(r metrics.BoardRow) map[string]metrics.Scores { return r.BySubdomain })
-	robustSection(w, b)
-	repairSection(w, b)
-	attributionSection(w, b)
-	economicsSection(w, b)
+	var out []section
+	for _, s := range []*section{
+		breakdownSection(b, "category", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByCategory }),
+		breakdownSection(b, "difficulty", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByDiff }),
+		breakdownSection(b, "subdomain", func(r metrics.BoardRow) map[string]metrics.Scores { return r.BySubdomain }),
+		robustSection(b),
+		repairSection(b),
+		attributionSection(b),
+		economicsSection(b),
+	} {
+		if s != nil {
+			out = append(out, *s)
+		}
+	}
+	return main, out
 }
 
 // shownKs are the k of b.Ks that some row has pass@k for.
@@ -118,9 +168,9 @@ func shownKs(b metrics.Board) []int {
 	return ks
 }
 
-// breakdownSection writes V-Cov and pass@1 of every row by the keys of
-// by, a column per key; nothing when no row has a key.
-func breakdownSection(w io.Writer, b metrics.Board, what string, by func(metrics.BoardRow) map[string]metrics.Scores) {
+// breakdownSection is V-Cov and pass@1 of every row by the keys of by, a
+// column per key; nil when no row has a key.
+func breakdownSection(b metrics.Board, what string, by func(metrics.BoardRow) map[string]metrics.Scores) *section {
 	seen := map[string]bool{}
 	for _, r := range b.Rows {
 		for k := range by(r) {
@@ -128,26 +178,25 @@ func breakdownSection(w io.Writer, b metrics.Board, what string, by func(metrics
 		}
 	}
 	if len(seen) == 0 {
-		return
+		return nil
 	}
 	keys := sortedKeys(seen)
-	fmt.Fprintf(w, "\n## By %s\n\nV-Cov · pass@1; – where the model has no trial.\n\n", what)
-	var rows [][]string
+	s := &section{ID: "by-" + what, Title: "By " + what, Intro: "V-Cov · pass@1; – where the model has no trial.", Head: append([]string{"model"}, keys...)}
 	for _, r := range b.Rows {
 		cells := []string{r.Name()}
 		for _, k := range keys {
-			if s, ok := by(r)[k]; ok && s.Trials > 0 {
-				cells = append(cells, pct(s.VCov)+" · "+pct(s.Pass1))
+			if sc, ok := by(r)[k]; ok && sc.Trials > 0 {
+				cells = append(cells, pct(sc.VCov)+" · "+pct(sc.Pass1))
 			} else {
 				cells = append(cells, "–")
 			}
 		}
-		rows = append(rows, cells)
+		s.Rows = append(s.Rows, cells)
 	}
-	table(w, append([]string{"model"}, keys...), rows)
+	return s
 }
 
-func robustSection(w io.Writer, b metrics.Board) {
+func robustSection(b metrics.Board) *section {
 	var rows [][]string
 	for _, r := range b.Rows {
 		if r.Robust != nil {
@@ -156,13 +205,14 @@ func robustSection(w io.Writer, b metrics.Board) {
 		}
 	}
 	if len(rows) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "\n## Core vs. Robust\n\nCore: the Core tasks that have Robust variants among the trials; Robust: those variants.\n\n")
-	table(w, []string{"model", "Core V-Cov", "Robust V-Cov", "drop", "Core pass@1", "Robust pass@1", "variants"}, rows)
+	return &section{ID: "robust", Title: "Core vs. Robust",
+		Intro: "Core: the Core tasks that have Robust variants among the trials; Robust: those variants.",
+		Head:  []string{"model", "Core V-Cov", "Robust V-Cov", "drop", "Core pass@1", "Robust pass@1", "variants"}, Rows: rows}
 }
 
-func repairSection(w io.Writer, b metrics.Board) {
+func repairSection(b metrics.Board) *section {
 	repaired := false
 	firstShot := map[string]metrics.BoardRow{}
 	for _, r := range b.Rows {
@@ -173,7 +223,7 @@ func repairSection(w io.Writer, b metrics.Board) {
 		}
 	}
 	if !repaired {
-		return
+		return nil
 	}
 	rows := append([]metrics.BoardRow(nil), b.Rows...)
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -182,7 +232,7 @@ func repairSection(w io.Writer, b metrics.Board) {
 		}
 		return rows[i].Repair < rows[j].Repair
 	})
-	var cells [][]string
+	s := &section{ID: "repair", Title: "First-shot vs. after repair", Head: []string{"model", "pages", "trials", "pass@1", "V-Cov", "pass@1 gain"}}
 	for _, r := range rows {
 		repair, gain := r.Repair, "–"
 		if repair == "" {
@@ -190,33 +240,39 @@ func repairSection(w io.Writer, b metrics.Board) {
 		} else if f, ok := firstShot[r.Model]; ok {
 			gain = pts(r.Pass1 - f.Pass1)
 		}
-		cells = append(cells, []string{r.Model, repair, fmt.Sprint(r.Trials), pct(r.Pass1), pct(r.VCov), gain})
+		s.Rows = append(s.Rows, []string{r.Model, repair, fmt.Sprint(r.Trials), pct(r.Pass1), pct(r.VCov), gain})
 	}
-	fmt.Fprintf(w, "\n## First-shot vs. after repair\n\n")
-	table(w, []string{"model", "pages", "trials", "pass@1", "V-Cov", "pass@1 gain"}, cells)
+	return s
 }
 
-func attributionSection(w io.Writer, b metrics.Board) {
+// attributionOrder is the attributions of b's failed trials, most
+// frequent over all rows first, ties by name.
+func attributionOrder(b metrics.Board) []string {
 	total := map[string]int{}
 	for _, r := range b.Rows {
 		for _, s := range r.Attributions.Shares {
 			total[s.Attribution] += s.Count
 		}
 	}
-	if len(total) == 0 {
-		return
-	}
 	attrs := sortedKeys(total)
 	sort.SliceStable(attrs, func(i, j int) bool { return total[attrs[i]] > total[attrs[j]] })
-	fmt.Fprintf(w, "\n## Failure attribution\n\nShare (count) of each model's failed trials, crashes included.\n\n")
-	var rows [][]string
+	return attrs
+}
+
+func attributionSection(b metrics.Board) *section {
+	attrs := attributionOrder(b)
+	if len(attrs) == 0 {
+		return nil
+	}
+	s := &section{ID: "attribution", Title: "Failure attribution", Intro: "Share (count) of each model's failed trials, crashes included.",
+		Head: append([]string{"model", "failed"}, attrs...)}
 	for _, r := range b.Rows {
 		cells := []string{r.Name(), fmt.Sprint(r.Attributions.Failed)}
 		for _, a := range attrs {
 			n := 0
-			for _, s := range r.Attributions.Shares {
-				if s.Attribution == a {
-					n = s.Count
+			for _, sh := range r.Attributions.Shares {
+				if sh.Attribution == a {
+					n = sh.Count
 				}
 			}
 			if n == 0 {
@@ -225,43 +281,45 @@ func attributionSection(w io.Writer, b metrics.Board) {
 				cells = append(cells, fmt.Sprintf("%s (%d)", pct(r.Attributions.Share(a)), n))
 			}
 		}
-		rows = append(rows, cells)
+		s.Rows = append(s.Rows, cells)
 	}
-	table(w, append([]string{"model", "failed"}, attrs...), rows)
+	return s
 }
 
-func economicsSection(w io.Writer, b metrics.Board) {
-	measured := false
+// priced reports whether some row of b has a recorded cost or model time.
+func priced(b metrics.Board) bool {
 	for _, r := range b.Rows {
-		measured = measured || r.Economics.RoA.Trials > 0 || r.Economics.TEM.Trials > 0
+		if r.Economics.RoA.Trials > 0 || r.Economics.TEM.Trials > 0 {
+			return true
+		}
 	}
-	fmt.Fprintf(w, "\n## Cost and time\n\n")
-	if !measured {
-		fmt.Fprintf(w, "RoA and TEM: n/a — no trial has a recorded generation cost or model time.\n")
-		return
+	return false
+}
+
+func economicsSection(b metrics.Board) *section {
+	s := &section{ID: "cost", Title: "Cost and time"}
+	if !priced(b) {
+		s.Intro = "RoA and TEM: n/a — no trial has a recorded generation cost or model time."
+		return s
 	}
-	fmt.Fprintf(w, "RoA = Σ V-Cov·H_human·R / Σ C_model; TEM = Σ V-Cov·H_human / Σ H_model, over the scored trials "+
-		"that have the record (\"with cost\", \"with time\" of \"scored\").\n\n")
-	var rows [][]string
-	var notes []string
+	s.Intro = "RoA = Σ V-Cov·H_human·R / Σ C_model; TEM = Σ V-Cov·H_human / Σ H_model, over the scored trials " +
+		"that have the record (\"with cost\", \"with time\" of \"scored\")."
+	s.Head = []string{"model", "scored", "RoA (USD/USD)", "with cost", "cost (USD)", "TEM (h/h)", "with time", "model hours"}
 	for _, r := range b.Rows {
 		e := r.Economics
-		rows = append(rows, []string{r.Name(), fmt.Sprint(e.Scored),
+		s.Rows = append(s.Rows, []string{r.Name(), fmt.Sprint(e.Scored),
 			optNum(e.RoA.Value, 1), fmt.Sprint(e.RoA.Trials), sum(e.RoA, 4),
 			optNum(e.TEM.Value, 2), fmt.Sprint(e.TEM.Trials), sum(e.TEM, 4)})
 		for _, na := range []struct{ what, why string }{{"RoA", e.RoA.NA}, {"TEM", e.TEM.NA}} {
 			if na.why != "" {
-				notes = append(notes, fmt.Sprintf("- %s, %s: n/a — %s", r.Name(), na.what, na.why))
+				s.Notes = append(s.Notes, fmt.Sprintf("%s, %s: n/a — %s", r.Name(), na.what, na.why))
 			}
 		}
 		if e.NoHours > 0 {
-			notes = append(notes, fmt.Sprintf("- %s: %d trial(s) of tasks without human hours, not measured", r.Name(), e.NoHours))
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: %d trial(s) of tasks without human hours, not measured", r.Name(), e.NoHours))
 		}
 	}
-	table(w, []string{"model", "scored", "RoA (USD/USD)", "with cost", "cost (USD)", "TEM (h/h)", "with time", "model hours"}, rows)
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
-	}
+	return s
 }
 
 // table writes a Markdown table, the first column left-aligned and the

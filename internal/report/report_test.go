@@ -34,21 +34,6 @@ func TestTable(t *testing.T) {
 	require.Equal(t, "simulation/bouncing-ball  fixtures/energy-gain: physics_violation\n    fail   invariant/apex: after.y = 5.3, want <= 5.01 <script>\n", b.String())
 }
 
-func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.html")
-	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: trials(dir)}))
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	html := string(b)
-	require.Contains(t, html, `src="trials/x/screenshot.png"`)
-	require.Contains(t, html, "want &lt;= 5.01 &lt;script&gt;")
-	require.Contains(t, html, "physics_violation")
-	require.NotContains(t, html, "http://")
-	require.NotContains(t, html, "https://")
-	require.Contains(t, html, `style="width:50.0%"`)
-}
-
 func TestCoreVersusRobustColumns(t *testing.T) {
 	ts := []*result.Trial{
 		{Task: "simulation/ball", Category: "simulation", Difficulty: "D2", Model: "m", Outcome: "ok", Pass: true, VCov: 1, ACov: 1, SCov: 1, TCov: 1},
@@ -64,8 +49,9 @@ func TestCoreVersusRobustColumns(t *testing.T) {
 	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: ts}))
 	html, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Contains(t, string(html), "<th>Core V-Cov</th><th>Robust V-Cov</th><th>drop</th>")
-	require.Contains(t, string(html), "<td>100.0%</td><td>75.0%</td><td>25.0 pts</td>")
+	require.Contains(t, string(html), `<h3 id="robust">Core vs. Robust</h3>`)
+	require.Contains(t, string(html), `<th class="num">Core V-Cov</th><th class="num">Robust V-Cov</th><th class="num">drop</th>`)
+	require.Contains(t, string(html), `<td>m</td><td class="num">100.0%</td><td class="num">75.0%</td><td class="num">25.0 pts</td>`)
 }
 
 // A partial report says so at the top; a whole one does not.
@@ -76,7 +62,7 @@ func TestHTMLPartial(t *testing.T) {
 		Partial: "the run was interrupted with 2 of 5 planned trials finished <b>"}))
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Contains(t, string(b), `<p class="fail">Partial report: the run was interrupted with 2 of 5 planned trials finished &lt;b&gt;</p>`)
+	require.Contains(t, string(b), `<p class="warn">Partial report: the run was interrupted with 2 of 5 planned trials finished &lt;b&gt;</p>`)
 	require.NoError(t, WriteHTML(path, Page{Title: "run", Generated: "2026-01-01", Trials: trials(dir)}))
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)

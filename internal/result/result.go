@@ -32,6 +32,11 @@ const (
 	RepairFeedback = "feedback"
 )
 
+// ModelOracle is the model name of each task's reference solution in a
+// run (run --oracle); the report draws its trial of a task as the
+// expected curve of the others.
+const ModelOracle = "oracle"
+
 // Repairs lists the values Trial.Repair may take besides "" (first-shot).
 func Repairs() []string { return []string{RepairErrorOnly, RepairFeedback} }
 
@@ -42,6 +47,10 @@ type Assertion struct {
 	Status  string `json:"status"`
 	Message string `json:"message"`
 	Expr    string `json:"expr,omitempty"`
+	// Line is the assertion's line in contract.yaml, 0 for the interface
+	// probe; the trace's "assert" line of the same probe and line holds
+	// the state it evaluated.
+	Line int `json:"line,omitempty"`
 }
 
 // Trial is one candidate page judged against one task's contract. Its JSON

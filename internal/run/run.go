@@ -79,6 +79,10 @@ type Summary struct {
 	// that this resume took in (added models, tasks, pages or samples;
 	// changed tasks and pages with UpdateChanged).
 	Changes []Change
+	// Dirs maps each trial's key to its folder, relative to the run
+	// folder (trials/<name>): where its result.json, trace.jsonl and
+	// screenshot.png are, and where the report writes its page.
+	Dirs    map[string]string
 	Report  string
 	DB      string
 	RunDir  string
@@ -184,13 +188,14 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	}
 
 	var todo []Planned
-	sum := &Summary{RunDir: o.Out, DB: dbPath, Planned: len(o.Plan), Changes: rec.changes}
+	sum := &Summary{RunDir: o.Out, DB: dbPath, Planned: len(o.Plan), Changes: rec.changes, Dirs: map[string]string{}}
 	for _, c := range rec.changes {
 		fmt.Fprintf(o.Progress, "resuming: %s %s\n", c.Kind.String()+":", c.Text)
 	}
 	for _, p := range o.Plan {
 		if f, ok := done[p.Key]; ok {
 			sum.Trials = append(sum.Trials, f.trial)
+			sum.Dirs[p.Key] = "trials/" + f.dir
 			sum.Kept++
 			if err := db.Save(ctx, f.trial); err != nil {
 				return nil, err
@@ -219,6 +224,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 			return err
 		}
 		sum.Trials = append(sum.Trials, t)
+		sum.Dirs[t.Key] = s.Dir
 		sum.Ran++
 		prog.done(t)
 		return nil

@@ -179,6 +179,11 @@ func TestExecuteResumesThroughItsExecutor(t *testing.T) {
 	require.Len(t, second.judged, len(plan)-3, "only what was left is judged again")
 	require.Contains(t, progress.String(), "resuming: 3 finished trials kept")
 	require.Len(t, sum.Trials, len(plan))
+	// Every trial, kept or judged now, is named with its folder.
+	require.Len(t, sum.Dirs, len(plan))
+	for _, p := range plan {
+		require.Equal(t, "trials/"+p.Dir(), sum.Dirs[p.Key], p.Key)
+	}
 
 	db, err := store.OpenSQLite(context.Background(), filepath.Join(out, "results.db"))
 	require.NoError(t, err)
