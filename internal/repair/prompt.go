@@ -63,6 +63,9 @@ type Finding struct {
 	// 12"); Count how many times (0 or 1: once).
 	When  string `json:"when,omitempty"`
 	Count int    `json:"count,omitempty"`
+	// AtLeast is set when Count is a lower bound (the runtime stopped
+	// recording a page that raised too much).
+	AtLeast bool `json:"at_least,omitempty"`
 }
 
 // Findings are what one check of a page found.
@@ -156,7 +159,10 @@ func (it Finding) describe() string {
 	if it.When != "" {
 		where = append(where, it.When)
 	}
-	if it.Count > 1 {
+	switch {
+	case it.Count > 1 && it.AtLeast:
+		where = append(where, fmt.Sprintf("at least %d times", it.Count))
+	case it.Count > 1:
 		where = append(where, fmt.Sprintf("%d times", it.Count))
 	}
 	head := it.Kind
