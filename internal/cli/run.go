@@ -166,7 +166,22 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return usageErr("--candidates %s: not a folder", c)
 		}
 		abs, _ := filepath.Abs(dir)
-		sources = append(sources, run.Source{Model: model, Dir: abs})
+		repair, err := repairOf(abs, tasks)
+		if err != nil {
+			return usageErr("--candidates %s: %v", c, err)
+		}
+		sources = append(sources, run.Source{Model: model, Dir: abs, Repair: repair})
+	}
+	given := map[string]string{}
+	for i, s := range sources {
+		if other, ok := given[s.ID()]; ok {
+			what := "first-shot pages (no repair in their gen.json)"
+			if s.Repair != "" {
+				what = s.Repair + " pages"
+			}
+			return usageErr("--candidates %s and --candidates %s are both model %s's %s: give them different names (NAME=DIR)", other, o.Candidates[i], s.Model, what)
+		}
+		given[s.ID()] = o.Candidates[i]
 	}
 	if o.Oracle {
 		sources = append(sources, run.Source{Model: "oracle", Oracle: true})

@@ -32,8 +32,11 @@ type Page struct {
 	Unsandboxed bool
 	// Partial, when set, says why the report covers only part of the
 	// planned trials (an interrupted run); it heads the page.
-	Partial    string
+	Partial string
+	// Rows are the first-shot and error-only rows; Feedback the rows of
+	// pages repaired with contract feedback, ranked apart.
 	Rows       []metrics.Row
+	Feedback   []metrics.Row
 	Categories []string
 	Trials     []*result.Trial
 }
@@ -43,7 +46,8 @@ type Page struct {
 // be moved or archived as a whole and still opens offline.
 func WriteHTML(path string, p Page) error {
 	dir := filepath.Dir(path)
-	p.Rows = metrics.Leaderboard(p.Trials)
+	others, feedback := metrics.FeedbackApart(p.Trials)
+	p.Rows, p.Feedback = metrics.Leaderboard(others), metrics.Leaderboard(feedback)
 	p.Categories = metrics.Categories(p.Trials)
 	trials := make([]*result.Trial, len(p.Trials))
 	for i, t := range p.Trials {

@@ -71,17 +71,34 @@ func Markdown(w io.Writer, l *Leaderboard) {
 	fmt.Fprintf(w, "%d scored trial(s)%s. V-Cov's 95%% interval: percentile bootstrap over tasks, %d resamples, seed %d. "+
 		"pass@k: unbiased, per task then averaged, where every task has k samples. RoA at R = %s USD/h. "+
 		"Every number is explained in docs/metrics.md.\n\n", b.Trials, infra, b.Bootstrap.Resamples, b.Bootstrap.Seed, num(b.Rate, 0))
-	if len(b.Rows) == 0 {
+	if len(b.Rows)+len(b.Feedback) == 0 {
 		return
 	}
-	ks := shownKs(b)
-	head := []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
+	if len(b.Rows) > 0 {
+		head, rows := mainTable(b.Rows, b.Ks)
+		table(w, head, rows)
+	}
+
+	breakdownSection(w, b, "category", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByCategory })
+	breakdownSection(w, b, "difficulty", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByDiff })
+	breakdownSection(w, b, "subdomain", func(r metrics.BoardRow) map[string]metrics.Scores { return r.BySubdomain })
+	robustSection(w, b)
+	repairSection(w, b)
+	attributionSection(w, b)
+	economicsSection(w, b)
+	feedbackSection(w, b)
+}
+
+// mainTable is the leaderboard's table of rows: V-Cov with its interval,
+// A/S/T-Cov, the pass@k the rows allow, crashes, RoA and TEM.
+func mainTable(rs []metrics.BoardRow, allKs []int) (head []string, rows [][]string) {
+	ks := shownKs(rs, allKs)
+	head = []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
 	for _, k := range ks {
 		head = append(head, fmt.Sprintf("pass@%d", k))
 	}
 	head = append(head, "crashes", "RoA (USD/USD)", "TEM (h/h)")
-	var rows [][]string
-	for _, r := range b.Rows {
+	for _, r := range rs {
 		ci := "n/a"
 		if r.VCovCI != nil {
 			ci = fmt.Sprintf("%s–%s", pct(r.VCovCI.Lo), pct(r.VCovCI.Hi))
@@ -93,22 +110,44 @@ func Markdown(w io.Writer, l *Leaderboard) {
 		cells = append(cells, fmt.Sprint(r.Crashes), optNum(r.Economics.RoA.Value, 1), optNum(r.Economics.TEM.Value, 2))
 		rows = append(rows, cells)
 	}
-	table(w, head, rows)
-
-	breakdownSection(w, b, "category", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByCategory })
-	breakdownSection(w, b, "difficulty", func(r metrics.BoardRow) map[string]metrics.Scores { return r.ByDiff })
-	breakdownSection(w, b, "subdomain", func(r metrics.BoardRow) map[string]metrics.Scores { return r.BySubdomain })
-	robustSection(w, b)
-	repairSection(w, b)
-	attributionSection(w, b)
-	economicsSection(w, b)
+	return head, rows
 }
 
-// shownKs are the k of b.Ks that some row has pass@k for.
-func shownKs(b metrics.Board) []int {
+// feedbackSection is the leaderboard of the pages repaired with contract
+// feedback, apart from every other row, with each model's pass@1 gain
+// over its first-shot pages.
+func feedbackSection(w io.Writer, b metrics.Board) {
+	if len(b.Feedback) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Contract-feedback repair: a leaderboard of its own\n\n"+
+		"Pages repaired after the model was shown the messages of the checks its page failed (`worldprobe gen --repair-mode feedback`). "+
+		"Those messages come from the hidden contract, so these rows are ranked here alone and never with the first-shot and error-only rows above.\n\n")
+	head, rows := mainTable(b.Feedback, b.Ks)
+	table(w, head, rows)
+	firstShot := map[string]metrics.BoardRow{}
+	for _, r := range b.Rows {
+		if r.Repair == "" {
+			firstShot[r.Model] = r
+		}
+	}
+	var gains [][]string
+	for _, r := range b.Feedback {
+		if f, ok := firstShot[r.Model]; ok {
+			gains = append(gains, []string{r.Model, pct(f.Pass1), pct(r.Pass1), pts(r.Pass1 - f.Pass1)})
+		}
+	}
+	if len(gains) > 0 {
+		fmt.Fprintln(w)
+		table(w, []string{"model", "first-shot pass@1", "pass@1 after feedback", "pass@1 gain"}, gains)
+	}
+}
+
+// shownKs are the k of ks that some row has pass@k for.
+func shownKs(rs []metrics.BoardRow, allKs []int) []int {
 	var ks []int
-	for _, k := range b.Ks {
-		for _, r := range b.Rows {
+	for _, k := range allKs {
+		for _, r := range rs {
 			if r.PassAt(k) != nil {
 				ks = append(ks, k)
 				break
@@ -193,6 +232,9 @@ func repairSection(w io.Writer, b metrics.Board) {
 		cells = append(cells, []string{r.Model, repair, fmt.Sprint(r.Trials), pct(r.Pass1), pct(r.VCov), gain})
 	}
 	fmt.Fprintf(w, "\n## First-shot vs. after repair\n\n")
+	if len(b.Feedback) > 0 {
+		fmt.Fprintf(w, "Pages repaired with contract feedback are compared with their first-shot pages in their own section below.\n\n")
+	}
 	table(w, []string{"model", "pages", "trials", "pass@1", "V-Cov", "pass@1 gain"}, cells)
 }
 
