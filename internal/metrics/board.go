@@ -25,8 +25,8 @@ type Board struct {
 	Bootstrap BootstrapOptions `json:"bootstrap"`
 	// Ks are the k of pass@k asked for (a row has those its samples
 	// allow).
-	Ks   []int      `json:"ks"`
-	Rate float64    `json:"rate_usd_per_hour"`
+	Ks   []int   `json:"ks"`
+	Rate float64 `json:"rate_usd_per_hour"`
 	// Rows are the first-shot and error-only rows, ranked together.
 	Rows []BoardRow `json:"rows"`
 	// Feedback are the rows of pages repaired with contract feedback
