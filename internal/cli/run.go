@@ -55,6 +55,10 @@ keeps the tasks whose ids match a glob, and --variants then only their variants)
 page at DIR/<task-id>/index.html or DIR/<task-id>.html; --oracle adds each task's
 reference solution as model "oracle", --fixtures its known-flawed fixtures as model
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
+A --candidates folder whose gen.json records name a repair ('gen --repair' writes
+OUT/<model-slug>+error-only/... and +feedback/...) is judged as that model's repaired
+pages: give it the first-shot folder's MODEL, and the leaderboard has a row for each
+("gpt", "gpt (error-only)"), contract-feedback rows in a leaderboard of their own.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
 trials/<trial>/result.json with a screenshot, results.db (SQLite), report.html, and

@@ -72,6 +72,8 @@ type Summary struct {
 	// with the same settings; Waiting the samples without a finished first
 	// shot (nothing to repair yet).
 	Kept, Waiting int
+	// KeptRecords are the kept pages' records.
+	KeptRecords []*gen.Record
 	// ToDo are the pages to repair; Again those of them repaired before,
 	// from another first-shot page or with other settings (Job.Why).
 	ToDo, Again []*Job
@@ -113,6 +115,7 @@ func Plan(o Options) (*Summary, error) {
 				if j.Prev != nil {
 					if j.Why = stale(j.Prev, j.First, o); j.Why == "" {
 						sum.Kept++
+						sum.KeptRecords = append(sum.KeptRecords, j.Prev)
 						continue
 					}
 					sum.Again = append(sum.Again, j)
