@@ -287,8 +287,12 @@ func runRepair(ctx context.Context, io IO, o *GenOptions, mode repair.Mode, task
 	for _, j := range sum.Again {
 		fmt.Fprintf(io.ErrOut, "  repairing again %s %s sample %d: %s\n", j.Task.ID, j.Model.Slug, j.Index, j.Why)
 	}
-	if len(sum.ToDo) == 0 {
-		return sum, nil
+	check := false
+	for _, j := range sum.ToDo {
+		check = check || j.First.Status == gen.StatusDone
+	}
+	if !check { // nothing to check: only first shots without a page
+		return sum, repair.Execute(ctx, ro, sum)
 	}
 	ef := &engineFlags{Chromium: o.Agent.Chromium, Web: o.Agent.Web, Jobs: max(1, min(o.Jobs, runtime.NumCPU())),
 		PageMemoryMiB: int(browser.DefaultPageMemory >> 20)}

@@ -244,3 +244,23 @@ func TestGenDryRunWithRepair(t *testing.T) {
 	require.True(t, strings.HasSuffix(stdout, "repair (error-only): up to 2 rounds of at most 3 calls for each page whose check finds something; "+
 		"not estimated (which pages need it is known only once they are generated and checked)\n"), stdout)
 }
+
+// A first shot without a page has nothing to repair: its repaired sample
+// is failed too (run judges it as no_candidate, its cost counted), and no
+// browser is started for it.
+func TestGenRepairOfASampleWithoutAPage(t *testing.T) {
+	p := newRepairProvider(t, "I'm sorry, but I can't help with that request.", "")
+	models := genModelsFile(t, &fakeProvider{srv: p.srv}, nil, "")
+	out := filepath.Join(t.TempDir(), "gen")
+	code, stdout, stderr := executeIn(context.Background(), map[string]string{"TEST_OPENAI_KEY": genSecret}, "gen", tinySuite(),
+		"--model", "generator", "--models", models, "--out", out, "--repair", "1", "--chromium", "/nonexistent/chromium")
+	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
+	require.Contains(t, stdout, "\nerror-only repair of 1 page: 1 without a first-shot page; 1 repaired now in 0 calls, 0 kept\n")
+	require.Contains(t, stderr, "simulation/tiny openai-test-gpt+error-only sample 1: no first-shot page: nothing to repair\n")
+	r, err := gen.ReadRecord(filepath.Join(out, "openai-test-gpt+error-only", "sample-1", "simulation", "tiny"))
+	require.NoError(t, err)
+	require.Equal(t, gen.StatusFailed, r.Status)
+	require.Equal(t, gen.RepairNoPage, r.Repaired.End)
+	require.InDelta(t, 0.0038, r.CostUSD, 1e-12, "the first shot's cost")
+	require.Len(t, p.requests(), 1)
+}
