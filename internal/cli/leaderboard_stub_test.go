@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/report"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // run writes leaderboard.md and leaderboard.json beside report.html, with
@@ -128,4 +129,28 @@ func TestRunSeparatesFirstShotRepairedAndFeedbackPages(t *testing.T) {
 	code, _, stderr = executeStub(context.Background(), t, &stubExecutor{}, "run", suite, "--candidates", "gpt="+fixed, "--out", filepath.Join(t.TempDir(), "run3"))
 	require.Equal(t, ExitUsage, code)
 	require.Equal(t, "worldprobe: --candidates gpt="+fixed+": its gen.json records mix pages made in different ways: error-only (application/counter-panel), first-shot (simulation/bouncing-ball); give each its own folder\n", stderr)
+}
+
+// A gen model folder's repair is read from the records of its sample-<k>
+// folders; bench-models judges a repaired model folder under its model's
+// name.
+func TestRepairOfAModelFolder(t *testing.T) {
+	tasks, err := task.Select([]string{filepath.Join("..", "..", "suites", "starter")}, []string{"simulation/pendulum"})
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "openai-gpt+error-only")
+	for _, k := range []string{"sample-1", "sample-2"} {
+		d := filepath.Join(dir, k, "simulation", "pendulum")
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, genRecordFile), []byte(`{"version": 1, "status": "done", "repair": "error-only"}`), 0o644))
+	}
+	r, err := repairOf(dir, tasks)
+	require.NoError(t, err)
+	require.Equal(t, "error-only", r)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sample-2", "simulation", "pendulum", genRecordFile), []byte(`{"version": 1, "status": "done"}`), 0o644))
+	_, err = repairOf(dir, tasks)
+	require.EqualError(t, err, "its gen.json records mix pages made in different ways: error-only (sample-1/simulation/pendulum), first-shot (sample-2/simulation/pendulum); give each its own folder")
+
+	require.Equal(t, "openai-gpt", modelName(dir))
+	require.Equal(t, "openai-gpt", modelName("out/gen/openai-gpt+feedback"))
+	require.Equal(t, "openai-gpt+agent", modelName("out/gen/openai-gpt+agent"))
 }
