@@ -82,7 +82,7 @@ function tick() {
   if (frames > 3) { console.error("tick", frames > 3); missing.value = frames; }
 }
 requestAnimationFrame(tick);
-fetch("https://example.com/data.json").catch(() => {});
+new Image().src = "https://example.com/sprite.png";
 </script>
 <script>const broken = {;</script></body>`, 1)
 	f, err := (&Errors{Browser: b, Resolver: r}).Diagnose(context.Background(), tk, page)
@@ -91,7 +91,7 @@ fetch("https://example.com/data.json").catch(() => {});
 		{Kind: repair.KindSyntaxError, Text: "expected Identifier, String, Numeric, or [ instead of ; in object literal", Line: 22, Column: 25},
 		{Kind: KindException, Text: "Uncaught ReferenceError: missing is not defined", Line: 17, Column: 56, When: "while the page ran", Count: 199, AtLeast: true},
 		{Kind: KindConsoleError, Text: "tick true", When: "while the page ran", Count: 297},
-		{Kind: KindLoadFailure, Text: "the xhr request for https://example.com/data.json was refused: network access is disabled", Count: 1},
+		{Kind: KindLoadFailure, Text: "the image request for https://example.com/sprite.png was refused: network access is disabled", Count: 1},
 	}, f.Items, "the runtime keeps 200 exceptions: the syntax error's and 199 of the 297 thrown")
 }
 
