@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
 )
@@ -104,9 +105,10 @@ func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJo
 	}
 	genArgs := append(append([]string{"gen"}, genPaths...), "--out", genOut, fmt.Sprintf("--jobs=%d", genJobs))
 	// Flags gen shares with run (--chromium, --web…) are for gen's agent
-	// runs only.
+	// runs and repairs only.
 	skip := []string{"out", "jobs", "task"}
-	if agent := cmd.Flags().Lookup("agent"); agent == nil || agent.Value.String() != "true" {
+	agent, repairs := cmd.Flags().Lookup("agent"), cmd.Flags().Lookup("repair")
+	if (agent == nil || agent.Value.String() != "true") && (repairs == nil || repairs.Value.String() == "0") {
 		genFlags.VisitAll(func(fl *pflag.Flag) {
 			if runFlags.Lookup(fl.Name) != nil {
 				skip = append(skip, fl.Name)
@@ -143,7 +145,7 @@ func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJo
 		}
 	}
 	for _, m := range models {
-		runArgs = append(runArgs, "--candidates", filepath.Base(m)+"="+m)
+		runArgs = append(runArgs, "--candidates", modelName(m)+"="+m)
 	}
 	runArgs = append(runArgs, passedFlags(cmd, runFlags, "out", "candidates", "allow-missing")...)
 	fmt.Fprintf(io.ErrOut, "bench-models: judging %d model folders → %s\n", len(models), runOut)
@@ -168,6 +170,19 @@ func sub(cmd *cobra.Command, io IO, args []string) error {
 	root := NewRootCmd(io)
 	root.SetArgs(args)
 	return root.ExecuteContext(cmd.Context())
+}
+
+// modelName is the --candidates name of a gen model folder: its name,
+// but a repaired folder (<model-slug>+error-only, +feedback) is judged
+// under its model's, as run tells the two apart by their gen.json.
+func modelName(dir string) string {
+	name := filepath.Base(dir)
+	for _, r := range result.Repairs() {
+		if base, ok := strings.CutSuffix(name, "+"+r); ok {
+			return base
+		}
+	}
+	return name
 }
 
 // modelFolders lists the folders of out that gen wrote for a model (they

@@ -7,15 +7,20 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/diagnose"
 	"github.com/worldprobe/worldprobe/internal/gen"
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/repair"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // GenOptions are the flags of 'worldprobe gen'.
@@ -38,8 +43,14 @@ type GenOptions struct {
 	AllowUnpriced     bool
 	// Agent runs each sample as an agent (--agent and its flags).
 	Agent agentFlags
+	// Repair is --repair: rounds of repair per page after the first shot
+	// (0: none); RepairMode is --repair-mode (errors, feedback).
+	Repair     int
+	RepairMode string
 	// resume is the command line that goes on after a stop.
 	resume string
+	// repairSet is whether --repair-mode was given.
+	repairSet bool
 }
 
 // NewCmdGen builds 'worldprobe gen'.
@@ -81,6 +92,20 @@ prompt changed since it was generated is named and refused unless
 --regenerate-changed. --dry-run prints the calls it would make and their
 estimated cost, and sends nothing.
 
+--repair R repairs every first-shot page in up to R rounds, each page kept as
+it is and its repaired version written as a page of its own, in
+OUT/<model-slug>+error-only/sample-<k>/<task-id>/ (or +feedback). A round checks
+the page and sends the model what the check found with the page, nothing else;
+the model answers with SEARCH/REPLACE edits (an edit whose text does not occur
+exactly once is refused, with the reason, and asked again, twice at most). With
+--repair-mode errors (the default) the check is the page's scripts parsed and the
+page run in Chromium for the task's frame budget: its syntax errors, uncaught
+exceptions, console errors, WebGL and load failures, hangs and crashes go back.
+A page without any is not sent. --repair-mode feedback judges the page as 'run'
+does and sends the messages of the checks it failed (never the contract itself);
+its pages are ranked in a leaderboard of their own. Each repaired page's gen.json
+records its rounds, edits, tokens, cost and time, the first shot's included.
+
 A budget of the models file (budgets: run_usd, run_tokens) stops gen cleanly:
 calls under way finish and are kept, it says how many samples are done and how
 to resume, and it exits 4. Interrupted (Ctrl-C), it keeps every finished sample
@@ -102,6 +127,8 @@ and trajectory.jsonl (every turn, keys redacted).
 		Example: `  worldprobe gen suites/starter --model generator
   worldprobe gen suites/starter --model openai/gpt-4.1 --model anthropic/claude-sonnet-4-5 -n 3
   worldprobe gen suites/starter --task 'simulation/*' --model ollama/qwen2.5-coder:14b --out out/gen
+  worldprobe gen suites/starter --model openai/gpt-4.1 --repair 2
+  worldprobe gen suites/starter --model openai/gpt-4.1 --repair 1 --repair-mode feedback
   worldprobe gen suites/starter --model generator --dry-run
   worldprobe gen suites/starter --model generator --retry-failed
   worldprobe gen suites/starter --model generator --record rec/ && worldprobe gen suites/starter --model generator --replay rec/ --out out/replayed
@@ -117,6 +144,7 @@ and trajectory.jsonl (every turn, keys redacted).
 			o.Paths = args
 			o.Agent.changed = cmd.Flags().Changed
 			o.resume = commandLine(cmd, args, "retry-failed", "regenerate-changed", "dry-run")
+			o.repairSet = cmd.Flags().Changed("repair-mode")
 			return runGen(cmd.Context(), io, o)
 		},
 	}
@@ -133,6 +161,8 @@ and trajectory.jsonl (every turn, keys redacted).
 	f.BoolVar(&o.RetryFailed, "retry-failed", false, "generate again the samples whose gen.json says failed")
 	f.BoolVar(&o.RegenerateChanged, "regenerate-changed", false, "generate again the samples whose prompt changed since they were generated")
 	f.BoolVar(&o.AllowUnpriced, "allow-unpriced", false, "allow models missing from the pricing table (their cost counts as 0)")
+	f.IntVar(&o.Repair, "repair", 0, "repair each first-shot page in up to `R` rounds, written to OUT/<model-slug>+<repair>/ (0: no repair)")
+	f.StringVar(&o.RepairMode, "repair-mode", string(repair.Errors), "what a repair round sends back: errors (the errors the page raises) or feedback (the messages of the checks it fails; ranked apart)")
 	o.Agent.register(f)
 	return cmd
 }
@@ -147,9 +177,20 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 		return usageErr("--jobs must be at least 1")
 	case o.Record != "" && o.Replay != "":
 		return usageErr("--record and --replay cannot be used together")
+	case o.Repair < 0:
+		return usageErr("--repair must be 0 (no repair) or a number of rounds")
+	case o.Repair == 0 && o.repairSet:
+		return usageErr("--repair-mode %s needs --repair R (the rounds of repair)", o.RepairMode)
 	}
-	if err := o.Agent.check(); err != nil {
+	mode, err := repair.ParseMode(o.RepairMode)
+	if err != nil {
+		return usageErr("--repair-mode: %v", err)
+	}
+	if err := o.Agent.check(o.Repair > 0); err != nil {
 		return err
+	}
+	if o.Agent.On && o.Repair > 0 {
+		return usageErr("--repair repairs first-shot pages; --agent pages were already run and edited by the agent: give one of them")
 	}
 	tasks, err := task.Select(o.Paths, o.Tasks)
 	if err != nil {
@@ -182,6 +223,10 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 		if o.Agent.On {
 			writeAgentDryRun(io.Out, o)
 		}
+		if o.Repair > 0 {
+			fmt.Fprintf(io.Out, "repair (%s): up to %s of at most %d calls for each page whose check finds something; not estimated (which pages need it is known only once they are generated and checked)\n",
+				mode.Label(), plural(o.Repair, "round"), 1+repair.MaxRetries)
+		}
 		return nil
 	}
 	execute := func() error { return gen.Execute(ctx, opts, sum) }
@@ -197,7 +242,17 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 		plural(len(tasks), "task"), plural(len(models), "model"), plural(o.Samples, "sample"), plural(sum.Planned, "sample"),
 		sum.KeptDone+sum.KeptFailed, len(sum.ToDo), o.Jobs, o.Out)
 	err = execute()
-	writeGenSummary(io.Out, o, sum, models)
+	writeGenSummary(io.Out, sum)
+	var rsum *repair.Summary
+	if err == nil && o.Repair > 0 {
+		if rsum, err = runRepair(ctx, io, o, mode, tasks, models); rsum != nil {
+			writeRepairSummary(io.Out, o, mode, rsum)
+		}
+		if err != nil {
+			return repairStopped(ctx, io, o, rsum, err)
+		}
+	}
+	writeRunCommand(io.Out, o, mode, models)
 	switch {
 	case err == nil:
 		return nil
@@ -213,6 +268,99 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 			err, sum.Finished(), sum.Planned, o.resume)
 	}
 	return runtimeErr(fmt.Errorf("gen stopped: %w\n%d of %d samples finished and kept; resume with: %s", err, sum.Finished(), sum.Planned, o.resume))
+}
+
+// runRepair repairs the first-shot pages gen wrote (--repair): it plans,
+// starts the browser if a page is to be checked, and repairs.
+func runRepair(ctx context.Context, io IO, o *GenOptions, mode repair.Mode, tasks []*task.Task, models []*gen.Model) (*repair.Summary, error) {
+	ro := repair.Options{Tasks: tasks, Models: models, Samples: o.Samples, Out: o.Out, Mode: mode, Rounds: o.Repair, Jobs: o.Jobs,
+		RetryFailed: o.RetryFailed, Progress: io.ErrOut}
+	sum, err := repair.Plan(ro)
+	if err != nil {
+		return nil, runtimeErr(err)
+	}
+	fmt.Fprintf(io.ErrOut, "repair (%s, up to %s): %s (%d kept, %d to repair", mode.Label(), plural(o.Repair, "round"), plural(sum.Planned, "page"), sum.Kept, len(sum.ToDo))
+	if sum.Waiting > 0 {
+		fmt.Fprintf(io.ErrOut, ", %d without a finished first shot", sum.Waiting)
+	}
+	fmt.Fprintf(io.ErrOut, ") → %s\n", filepath.Join(o.Out, "<model-slug>+"+mode.Label()))
+	for _, j := range sum.Again {
+		fmt.Fprintf(io.ErrOut, "  repairing again %s %s sample %d: %s\n", j.Task.ID, j.Model.Slug, j.Index, j.Why)
+	}
+	check := false
+	for _, j := range sum.ToDo {
+		check = check || j.First.Status == gen.StatusDone
+	}
+	if !check { // nothing to check: only first shots without a page
+		return sum, repair.Execute(ctx, ro, sum)
+	}
+	ef := &engineFlags{Chromium: o.Agent.Chromium, Web: o.Agent.Web, Jobs: max(1, min(o.Jobs, runtime.NumCPU())),
+		PageMemoryMiB: int(browser.DefaultPageMemory >> 20)}
+	b, res, err := ef.start(ctx, io, 0, 0)
+	if err != nil {
+		return sum, err
+	}
+	defer b.Close()
+	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if mode == repair.Feedback {
+		ro.Diagnoser = &diagnose.Feedback{Runner: &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Logger: logger}}
+	} else {
+		ro.Diagnoser = &diagnose.Errors{Browser: b, Resolver: res, Logger: logger}
+	}
+	return sum, repair.Execute(ctx, ro, sum)
+}
+
+// repairStopped reports a repair that stopped before every page was
+// repaired: interrupted, a budget, a fatal provider error, or another
+// failure. The pages repaired are kept.
+func repairStopped(ctx context.Context, io IO, o *GenOptions, sum *repair.Summary, err error) error {
+	done, planned := 0, 0
+	if sum != nil {
+		done, planned = sum.Kept+len(sum.Records), sum.Planned-sum.Waiting
+	}
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(io.ErrOut, "gen interrupted while repairing (%v): %d of %d repaired pages finished and kept\nresume with: %s\n", ctx.Err(), done, planned, o.resume)
+		return silentExit(ExitInfrastructure)
+	case errors.Is(err, llm.ErrBudgetExceeded):
+		return fmt.Errorf("gen stopped while repairing: %w\n%d of %d repaired pages finished and kept; raise the budget under budgets: in the models file and resume with: %s", err, done, planned, o.resume)
+	case llm.IsFatal(err):
+		return fmt.Errorf("gen stopped while repairing: %w\n%d of %d repaired pages finished and kept; fix the models file or the key and resume with: %s", err, done, planned, o.resume)
+	}
+	var ce *exitError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return runtimeErr(fmt.Errorf("gen stopped while repairing: %w\n%d of %d repaired pages finished and kept; resume with: %s", err, done, planned, o.resume))
+}
+
+// writeRepairSummary prints what the repair did: how each page's repair
+// ended, its calls and cost.
+func writeRepairSummary(w io.Writer, o *GenOptions, mode repair.Mode, sum *repair.Summary) {
+	all := append(append([]*gen.Record(nil), sum.KeptRecords...), sum.Records...)
+	ends := repair.Counts(all)
+	var parts []string
+	for _, e := range []struct {
+		end  gen.RepairEnd
+		what string
+	}{
+		{gen.RepairNothingToFix, "had nothing to fix (no call)"}, {gen.RepairFixed, "fixed"},
+		{gen.RepairOutOfRounds, "still failing after " + plural(o.Repair, "round")}, {gen.RepairUnchanged, "unchanged (no edit applied)"},
+		{gen.RepairError, "stopped by a failed call"}, {gen.RepairNoPage, "without a first-shot page"},
+	} {
+		if n := ends[e.end]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, e.what))
+		}
+	}
+	var in, out int64
+	var cost float64
+	calls := 0
+	for _, r := range sum.Records {
+		in, out, cost, calls = in+r.Repaired.TokensIn, out+r.Repaired.TokensOut, cost+r.Repaired.CostUSD, calls+r.Repaired.Calls
+	}
+	fmt.Fprintf(w, "%s repair of %s: %s; %d repaired now in %s, %d kept\n", mode.Label(), plural(len(all), "page"), strings.Join(parts, ", "),
+		len(sum.Records), plural(calls, "call"), sum.Kept)
+	fmt.Fprintf(w, "repair cost $%.4f, tokens in %d, out %d (each repaired page's gen.json adds its first shot's)\n", cost, in, out)
 }
 
 // genModels builds the models of --model: a registry each, sharing one
@@ -286,9 +434,8 @@ func genProgress(w io.Writer) llm.Observer {
 }
 
 // writeGenSummary prints what gen did: samples with a page and failed
-// ones (each named), cost and tokens, and the run command that judges the
-// pages.
-func writeGenSummary(w io.Writer, o *GenOptions, sum *gen.Summary, models []*gen.Model) {
+// ones (each named), cost and tokens.
+func writeGenSummary(w io.Writer, sum *gen.Summary) {
 	done, failed := sum.Done()
 	var in, out int64
 	var cost float64
@@ -340,6 +487,12 @@ func writeGenSummary(w io.Writer, o *GenOptions, sum *gen.Summary, models []*gen
 			fmt.Fprintf(w, "  %s %s sample %d: %s: %s\n", r.Task, r.Requested, r.Sample, r.FinishReason, r.Error)
 		}
 	}
+}
+
+// writeRunCommand prints the run command that judges the pages: each
+// sample's first-shot folder and, after --repair, its repaired folder
+// under the same name (run reads which is which from gen.json).
+func writeRunCommand(w io.Writer, o *GenOptions, mode repair.Mode, models []*gen.Model) {
 	suite := "SUITE"
 	if len(o.Paths) == 1 {
 		suite = shellQuote(o.Paths[0])
@@ -350,12 +503,16 @@ func writeGenSummary(w io.Writer, o *GenOptions, sum *gen.Summary, models []*gen
 	}
 	for _, m := range models {
 		dir := gen.CandidatesDir(o.Out, m, 1)
+		fixed := repair.Dir(o.Out, m, mode, 1)
 		if o.Samples > 1 {
 			// The model's folder: run judges its sample-<k> folders as
 			// samples of one model, for pass@k.
-			dir = filepath.Dir(dir)
+			dir, fixed = filepath.Dir(dir), filepath.Dir(fixed)
 		}
 		cmd += " --candidates " + shellQuote(m.Slug+"="+dir)
+		if o.Repair > 0 {
+			cmd += " --candidates " + shellQuote(m.Slug+"="+fixed)
+		}
 	}
 	fmt.Fprintf(w, "pages in %s; judge them with:\n  %s\n", o.Out, cmd)
 }

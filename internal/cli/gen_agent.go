@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -39,16 +40,27 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxTurns, "max-turns", agent.DefaultMaxTurns, "with --agent: most model calls per sample")
 	fs.Int64Var(&f.MaxTokens, "max-agent-tokens", 0, "with --agent: most input plus output tokens per sample (0: no cap but budgets.trial_tokens)")
 	fs.Float64Var(&f.MaxUSD, "max-agent-usd", 0, "with --agent: most US dollars per sample (0: no cap but budgets.trial_usd)")
-	fs.StringVar(&f.Chromium, "chromium", "", "with --agent: Chromium executable run_page uses (default $"+browser.EnvChromium+" or /usr/bin/chromium)")
-	fs.StringVar(&f.Web, "web", "", "with --agent: vendored node_modules folder run_page serves libraries from (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
+	fs.StringVar(&f.Chromium, "chromium", "", "with --agent or --repair: Chromium executable run_page and the repair's checks use (default $"+browser.EnvChromium+" or /usr/bin/chromium)")
+	fs.StringVar(&f.Web, "web", "", "with --agent or --repair: vendored node_modules folder the browser serves libraries from (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
 }
 
-// check refuses agent flags without --agent and budgets out of range.
-func (f *agentFlags) check() error {
+// browserFlags are the agent flags that --repair takes too: where the
+// browser its checks run pages in is.
+var browserFlags = []string{"chromium", "web"}
+
+// check refuses agent flags without --agent (the browser's without
+// --agent or --repair, which repairing says) and budgets out of range.
+func (f *agentFlags) check(repairing bool) error {
 	if !f.On {
 		for _, name := range agentOnly {
-			if f.changed != nil && f.changed(name) {
+			if f.changed == nil || !f.changed(name) {
+				continue
+			}
+			if !slices.Contains(browserFlags, name) {
 				return usageErr("--%s needs --agent", name)
+			}
+			if !repairing {
+				return usageErr("--%s needs --agent or --repair", name)
 			}
 		}
 		return nil

@@ -194,7 +194,8 @@ func TestGenAgentFlags(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--max-turns", "5"}, "worldprobe: --max-turns needs --agent\n"},
-		{[]string{"--chromium", "/usr/bin/chromium"}, "worldprobe: --chromium needs --agent\n"},
+		{[]string{"--chromium", "/usr/bin/chromium"}, "worldprobe: --chromium needs --agent or --repair\n"},
+		{[]string{"--agent", "--repair", "1"}, "worldprobe: --repair repairs first-shot pages; --agent pages were already run and edited by the agent: give one of them\n"},
 		{[]string{"--agent", "--max-turns", "0"}, "worldprobe: --max-turns must be at least 1\n"},
 		{[]string{"--agent", "--max-agent-usd", "-1"}, "worldprobe: --max-agent-usd must be 0 (no cap) or a number of US dollars\n"},
 	} {

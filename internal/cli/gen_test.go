@@ -573,6 +573,9 @@ func TestGenRefusesBeforeAnyCall(t *testing.T) {
 		{[]string{"--model", "judge"}, `worldprobe: --model "judge": not a role and not PROVIDER/MODEL: llm: unknown role "judge"`},
 		{[]string{"--model", "generator", "--model", "openai/test-gpt"}, "worldprobe: --model generator and --model openai/test-gpt both write with openai/test-gpt (folder openai-test-gpt): give each model once\n"},
 		{[]string{"--model", "generator", "--task", "nothing/*"}, `worldprobe: --task "nothing/*" matches no task`},
+		{[]string{"--model", "generator", "--repair", "-1"}, "worldprobe: --repair must be 0 (no repair) or a number of rounds\n"},
+		{[]string{"--model", "generator", "--repair-mode", "feedback"}, "worldprobe: --repair-mode feedback needs --repair R (the rounds of repair)\n"},
+		{[]string{"--model", "generator", "--repair", "1", "--repair-mode", "contract"}, "worldprobe: --repair-mode: unknown repair mode \"contract\" (known: errors, feedback)\n"},
 	} {
 		code, _, stderr := executeIn(context.Background(), genEnv, append(base, c.args...)...)
 		require.Equal(t, ExitUsage, code, "%v: %s", c.args, stderr)

@@ -55,6 +55,10 @@ keeps the tasks whose ids match a glob, and --variants then only their variants)
 page at DIR/<task-id>/index.html or DIR/<task-id>.html; --oracle adds each task's
 reference solution as model "oracle", --fixtures its known-flawed fixtures as model
 "fixtures". Each trial loads the page, then runs each contract probe in a fresh page.
+A --candidates folder whose gen.json records name a repair ('gen --repair' writes
+OUT/<model-slug>+error-only/... and +feedback/...) is judged as that model's repaired
+pages: give it the first-shot folder's MODEL, and the leaderboard has a row for each
+("gpt", "gpt (error-only)"), contract-feedback rows in a leaderboard of their own.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
 trials/<trial>/result.json with a screenshot and trace.jsonl, results.db (SQLite),
@@ -168,7 +172,22 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return usageErr("--candidates %s: not a folder", c)
 		}
 		abs, _ := filepath.Abs(dir)
-		sources = append(sources, run.Source{Model: model, Dir: abs})
+		repair, err := repairOf(abs, tasks)
+		if err != nil {
+			return usageErr("--candidates %s: %v", c, err)
+		}
+		sources = append(sources, run.Source{Model: model, Dir: abs, Repair: repair})
+	}
+	given := map[string]string{}
+	for i, s := range sources {
+		if other, ok := given[s.ID()]; ok {
+			what := "first-shot pages (no repair in their gen.json)"
+			if s.Repair != "" {
+				what = s.Repair + " pages"
+			}
+			return usageErr("--candidates %s and --candidates %s are both model %s's %s: give them different names (NAME=DIR)", other, o.Candidates[i], s.Model, what)
+		}
+		given[s.ID()] = o.Candidates[i]
 	}
 	if o.Oracle {
 		sources = append(sources, run.Source{Model: result.ModelOracle, Oracle: true})

@@ -31,7 +31,7 @@ func (e *stubExecutor) Execute(ctx context.Context, runDir string, specs []trial
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		t := &result.Trial{Key: s.Key, Task: s.Task, Category: strings.Split(s.Task, "/")[0], Model: s.Model, Candidate: s.Candidate,
+		t := &result.Trial{Key: s.Key, Task: s.Task, Category: strings.Split(s.Task, "/")[0], Model: s.Model, Repair: s.Repair, Candidate: s.Candidate,
 			Sample: s.Sample, Outcome: result.OutcomeOK, Pass: true, VCov: 1, Assertions: []result.Assertion{}}
 		if s.Page == "" {
 			t.Outcome, t.CrashKind, t.Pass, t.VCov, t.Attribution = result.OutcomeCrash, result.CrashNoCandidate, false, 0, "crash"

@@ -9,5 +9,8 @@
 //	OUT/<model-slug>/sample-<k>/<task-id>/reply.md   (the model's raw reply)
 //
 // gen.json is written last and atomically, so a sample with a gen.json is
-// finished; running again skips finished samples ([Run]).
+// finished; running again skips finished samples ([Run]). Package repair
+// writes the repaired version of each page beside it, in
+// OUT/<model-slug>+<repair>/sample-<k>/<task-id>/, with a gen.json of the
+// same format ([Record.Repair], [RepairLog]).
 package gen

@@ -95,7 +95,120 @@ type Record struct {
 	// Agent is what an agent run did ('gen --agent'); nil for a
 	// single-shot sample.
 	Agent *AgentStats `json:"agent,omitempty"`
+	// Repair is set on the record of a repaired page (written by package
+	// repair in its own candidates folder): "error-only" or "feedback"
+	// (result.RepairErrorOnly, result.RepairFeedback). 'worldprobe run'
+	// reads it into each trial's repair, so that repaired pages are scored
+	// apart from first-shot ones. Empty for a first-shot page.
+	Repair string `json:"repair,omitempty"`
+	// Repaired says how the page was repaired. The record's tokens, cost,
+	// latency and turns are the first shot's and the repair's together, so
+	// that RoA and TEM price the whole page.
+	Repaired *RepairLog `json:"repaired,omitempty"`
 }
+
+// RepairLog is what a repaired page's gen.json records of its repair.
+type RepairLog struct {
+	// Mode is --repair-mode: errors or feedback.
+	Mode string `json:"mode"`
+	// MaxRounds is --repair: the most rounds the repair could run.
+	MaxRounds int `json:"max_rounds"`
+	// FirstShot is the first-shot page the repair started from.
+	FirstShot FirstShot `json:"first_shot"`
+	// Rounds are the rounds run, in order; none when the first check
+	// found nothing (no call was made).
+	Rounds []RepairRound `json:"rounds"`
+	// End says how the repair ended.
+	End RepairEnd `json:"end"`
+	// Remaining counts what the last check of the page found: 0 when it
+	// raised no error (errors mode) or passed every check (feedback mode).
+	Remaining int `json:"remaining"`
+	// Calls, TokensIn, TokensOut, CostUSD and LatencyMS are the repair's
+	// own calls (the record's totals add the first shot's).
+	Calls     int     `json:"calls"`
+	TokensIn  int64   `json:"tokens_in"`
+	TokensOut int64   `json:"tokens_out"`
+	CostUSD   float64 `json:"cost_usd"`
+	LatencyMS int64   `json:"latency_ms"`
+}
+
+// FirstShot is the first-shot sample a repair started from, as its own
+// gen.json recorded it.
+type FirstShot struct {
+	// Attempt and Status are the first-shot record's; PageDigest is the
+	// sha256 of its page ("" when it has none).
+	Attempt    int    `json:"attempt"`
+	Status     Status `json:"status"`
+	PageDigest string `json:"page_digest,omitempty"`
+	// TokensIn, TokensOut, CostUSD, LatencyMS and Turns are what making
+	// it took.
+	TokensIn  int64   `json:"tokens_in"`
+	TokensOut int64   `json:"tokens_out"`
+	CostUSD   float64 `json:"cost_usd"`
+	LatencyMS int64   `json:"latency_ms"`
+	Turns     int     `json:"turns"`
+}
+
+// RepairRound is one round of a repair: the page was checked, what the
+// check found went to the model with the page, and its edits were
+// applied (a reply whose edits did not all apply answered with the
+// reasons, up to twice).
+type RepairRound struct {
+	// Round counts from 1.
+	Round int `json:"round"`
+	// Findings counts what the check before the round found and sent.
+	Findings int `json:"findings"`
+	// Calls counts the round's calls answered (the first and the
+	// retries).
+	Calls int `json:"calls"`
+	// EditsApplied and EditsRejected count the round's edits; Rejections
+	// are the reasons given to the model (refused edits, unreadable
+	// blocks, a reply without edits).
+	EditsApplied  int      `json:"edits_applied"`
+	EditsRejected int      `json:"edits_rejected"`
+	Rejections    []string `json:"rejections,omitempty"`
+	// Rewrite is set when the model answered with a whole new page
+	// instead of edits; it replaced the page.
+	Rewrite bool `json:"rewrite,omitempty"`
+	// Changed says whether the round changed the page.
+	Changed bool `json:"changed"`
+	// StopReasons are the calls' stop reasons.
+	StopReasons []llm.StopReason `json:"stop_reasons,omitempty"`
+	// TokensIn, TokensOut, CostUSD and LatencyMS sum the round's calls.
+	TokensIn  int64   `json:"tokens_in"`
+	TokensOut int64   `json:"tokens_out"`
+	CostUSD   float64 `json:"cost_usd"`
+	LatencyMS int64   `json:"latency_ms"`
+	// Model is the provider/model that answered, when a fallback did.
+	Model string `json:"model,omitempty"`
+	// Error says why the round's call failed (the provider, after its
+	// retries and fallbacks, or the sample's budget).
+	Error string `json:"error,omitempty"`
+}
+
+// RepairEnd is how a repair ended: gen.json's repaired.end.
+type RepairEnd string
+
+// Ends of a repair.
+const (
+	// RepairNothingToFix: the first-shot page's check found nothing, so
+	// nothing was sent; the page is the first-shot page.
+	RepairNothingToFix RepairEnd = "nothing_to_fix"
+	// RepairFixed: after a round, the check found nothing.
+	RepairFixed RepairEnd = "fixed"
+	// RepairOutOfRounds: every round was run and the last check still
+	// found something (Remaining).
+	RepairOutOfRounds RepairEnd = "out_of_rounds"
+	// RepairUnchanged: a round's answers changed nothing (no edit
+	// applied, after the retries); later rounds would send the same.
+	RepairUnchanged RepairEnd = "unchanged"
+	// RepairError: a call failed; the page as repaired so far is kept
+	// (--retry-failed repairs it again).
+	RepairError RepairEnd = "error"
+	// RepairNoPage: the first shot gave no page: there is nothing to
+	// repair, and the repaired sample is failed too.
+	RepairNoPage RepairEnd = "no_page"
+)
 
 // ReadRecord reads dir/gen.json; nil without error when there is none
 // (or it cannot be parsed: a sample never finished).

@@ -79,16 +79,25 @@ type Sample struct {
 
 // Variant tells the sample's requests apart from other samples' and
 // attempts' in the response cache and the recordings.
-func (s *Sample) Variant() string {
-	if s.Attempt <= 1 {
-		return fmt.Sprintf("sample-%d", s.Index)
+func (s *Sample) Variant() string { return Variant(s.Index, s.Attempt) }
+
+// Variant is the request variant of sample k's attempt: "sample-<k>", or
+// "sample-<k>/attempt-<n>" from the second attempt on.
+func Variant(k, attempt int) string {
+	if attempt <= 1 {
+		return fmt.Sprintf("sample-%d", k)
 	}
-	return fmt.Sprintf("sample-%d/attempt-%d", s.Index, s.Attempt)
+	return fmt.Sprintf("sample-%d/attempt-%d", k, attempt)
 }
 
 // Trial is the id its calls are accounted under (per-trial budgets).
-func (s *Sample) Trial() string {
-	return s.Model.Slug + "/" + SampleDir(s.Index) + "/" + s.Task.ID
+func (s *Sample) Trial() string { return TrialID(s.Model, s.Index, s.Task.ID) }
+
+// TrialID is the id the calls of model m's sample k of a task are
+// accounted under (per-trial budgets); a repair of the sample's page
+// shares it.
+func TrialID(m *Model, k int, task string) string {
+	return m.Slug + "/" + SampleDir(k) + "/" + task
 }
 
 // SampleDir is the folder of sample k below a model's folder.

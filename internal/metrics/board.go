@@ -25,9 +25,16 @@ type Board struct {
 	Bootstrap BootstrapOptions `json:"bootstrap"`
 	// Ks are the k of pass@k asked for (a row has those its samples
 	// allow).
-	Ks   []int      `json:"ks"`
-	Rate float64    `json:"rate_usd_per_hour"`
+	Ks   []int   `json:"ks"`
+	Rate float64 `json:"rate_usd_per_hour"`
+	// Rows are the first-shot and error-only rows, ranked together.
 	Rows []BoardRow `json:"rows"`
+	// Feedback are the rows of pages repaired with contract feedback
+	// (result.RepairFeedback): a leaderboard of their own, ranked apart
+	// and never mixed into Rows — those pages were made after the model
+	// saw failed checks' messages, which first-shot and error-only pages
+	// never do.
+	Feedback []BoardRow `json:"feedback_rows,omitempty"`
 }
 
 // BoardRow is one model's (and repair's) line with everything beyond
@@ -68,9 +75,29 @@ func NewBoard(trials []*result.Trial, o BoardOptions) (Board, error) {
 	}
 	all := Summarise(trials)
 	b := Board{Trials: all.Trials, Infra: all.Infra, Bootstrap: o.Bootstrap, Ks: o.Ks, Rate: econ.rate}
-	for _, g := range rowGroups(trials) {
-		b.Rows = append(b.Rows, BoardRow{Row: g.row, VCovCI: VCovInterval(g.trials, o.Bootstrap), PassAtK: PassAtKs(g.trials, o.Ks),
-			Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials)})
+	others, feedback := FeedbackApart(trials)
+	for _, part := range []struct {
+		trials []*result.Trial
+		rows   *[]BoardRow
+	}{{others, &b.Rows}, {feedback, &b.Feedback}} {
+		for _, g := range rowGroups(part.trials) {
+			*part.rows = append(*part.rows, BoardRow{Row: g.row, VCovCI: VCovInterval(g.trials, o.Bootstrap), PassAtK: PassAtKs(g.trials, o.Ks),
+				Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials)})
+		}
 	}
 	return b, nil
+}
+
+// FeedbackApart splits trials into those of pages repaired with contract
+// feedback (result.RepairFeedback) and the others (first-shot and
+// error-only), each in its order: the two are ranked and reported apart.
+func FeedbackApart(trials []*result.Trial) (others, feedback []*result.Trial) {
+	for _, t := range trials {
+		if t.Repair == result.RepairFeedback {
+			feedback = append(feedback, t)
+		} else {
+			others = append(others, t)
+		}
+	}
+	return others, feedback
 }

@@ -164,3 +164,24 @@ func keys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Pages repaired with contract feedback are a leaderboard of their own:
+// NewBoard never ranks them with first-shot and error-only rows.
+func TestBoardRanksFeedbackApart(t *testing.T) {
+	tr := func(model, repair string, v float64) *result.Trial {
+		return &result.Trial{Model: model, Task: "t", Category: "simulation", Difficulty: "D1", Repair: repair, Pass: v == 1, VCov: v, Outcome: result.OutcomeOK}
+	}
+	b, err := NewBoard([]*result.Trial{tr("m", "", 0.5), tr("m", result.RepairFeedback, 1), tr("m", result.RepairErrorOnly, 0.75), tr("n", result.RepairFeedback, 0.25)},
+		BoardOptions{Bootstrap: BootstrapOptions{Seed: 1, Resamples: 10}})
+	require.NoError(t, err)
+	var rows, feedback []string
+	for _, r := range b.Rows {
+		rows = append(rows, r.Name())
+	}
+	for _, r := range b.Feedback {
+		feedback = append(feedback, r.Name())
+	}
+	require.Equal(t, []string{"m (error-only)", "m"}, rows)
+	require.Equal(t, []string{"m (feedback)", "n (feedback)"}, feedback)
+	require.Equal(t, 4, b.Trials)
+}

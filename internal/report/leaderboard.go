@@ -115,27 +115,13 @@ func boardIntro(b metrics.Board) string {
 // rows) and the sections after it, in order, each only when the trials
 // have something for it.
 func boardSections(b metrics.Board) (*section, []section) {
-	if len(b.Rows) == 0 {
+	if len(b.Rows)+len(b.Feedback) == 0 {
 		return nil, nil
 	}
-	ks := shownKs(b)
-	head := []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
-	for _, k := range ks {
-		head = append(head, fmt.Sprintf("pass@%d", k))
-	}
-	head = append(head, "crashes", "RoA (USD/USD)", "TEM (h/h)")
-	main := &section{ID: "leaderboard", Head: head}
-	for _, r := range b.Rows {
-		ci := "n/a"
-		if r.VCovCI != nil {
-			ci = fmt.Sprintf("%s–%s", pct(r.VCovCI.Lo), pct(r.VCovCI.Hi))
-		}
-		cells := []string{r.Name(), fmt.Sprint(r.Trials), fmt.Sprint(r.Tasks), pct(r.VCov), ci, pct(r.ACov), pct(r.SCov), pct(r.TCov)}
-		for _, k := range ks {
-			cells = append(cells, optPct(r.PassAt(k)))
-		}
-		cells = append(cells, fmt.Sprint(r.Crashes), optNum(r.Economics.RoA.Value, 1), optNum(r.Economics.TEM.Value, 2))
-		main.Rows = append(main.Rows, cells)
+	var main *section
+	if len(b.Rows) > 0 {
+		head, rows := mainTable(b.Rows, b.Ks)
+		main = &section{ID: "leaderboard", Head: head, Rows: rows}
 	}
 	var out []section
 	for _, s := range []*section{
@@ -146,6 +132,7 @@ func boardSections(b metrics.Board) (*section, []section) {
 		repairSection(b),
 		attributionSection(b),
 		economicsSection(b),
+		feedbackSection(b),
 	} {
 		if s != nil {
 			out = append(out, *s)
@@ -154,11 +141,61 @@ func boardSections(b metrics.Board) (*section, []section) {
 	return main, out
 }
 
-// shownKs are the k of b.Ks that some row has pass@k for.
-func shownKs(b metrics.Board) []int {
+// mainTable is the leaderboard's table of rows: V-Cov with its interval,
+// A/S/T-Cov, the pass@k the rows allow, crashes, RoA and TEM.
+func mainTable(rs []metrics.BoardRow, allKs []int) (head []string, rows [][]string) {
+	ks := shownKs(rs, allKs)
+	head = []string{"model", "trials", "tasks", "V-Cov", "95% CI", "A-Cov", "S-Cov", "T-Cov"}
+	for _, k := range ks {
+		head = append(head, fmt.Sprintf("pass@%d", k))
+	}
+	head = append(head, "crashes", "RoA (USD/USD)", "TEM (h/h)")
+	for _, r := range rs {
+		ci := "n/a"
+		if r.VCovCI != nil {
+			ci = fmt.Sprintf("%s–%s", pct(r.VCovCI.Lo), pct(r.VCovCI.Hi))
+		}
+		cells := []string{r.Name(), fmt.Sprint(r.Trials), fmt.Sprint(r.Tasks), pct(r.VCov), ci, pct(r.ACov), pct(r.SCov), pct(r.TCov)}
+		for _, k := range ks {
+			cells = append(cells, optPct(r.PassAt(k)))
+		}
+		cells = append(cells, fmt.Sprint(r.Crashes), optNum(r.Economics.RoA.Value, 1), optNum(r.Economics.TEM.Value, 2))
+		rows = append(rows, cells)
+	}
+	return head, rows
+}
+
+// feedbackSection is the leaderboard of the pages repaired with contract
+// feedback, apart from every other row; its notes give each model's
+// pass@1 gain over its first-shot pages.
+func feedbackSection(b metrics.Board) *section {
+	if len(b.Feedback) == 0 {
+		return nil
+	}
+	head, rows := mainTable(b.Feedback, b.Ks)
+	s := &section{ID: "feedback", Title: "Contract-feedback repair: a leaderboard of its own",
+		Intro: "Pages repaired after the model was shown the messages of the checks its page failed (`worldprobe gen --repair-mode feedback`). " +
+			"Those messages come from the hidden contract, so these rows are ranked here alone and never with the first-shot and error-only rows.",
+		Head: head, Rows: rows}
+	firstShot := map[string]metrics.BoardRow{}
+	for _, r := range b.Rows {
+		if r.Repair == "" {
+			firstShot[r.Model] = r
+		}
+	}
+	for _, r := range b.Feedback {
+		if f, ok := firstShot[r.Model]; ok {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: pass@1 %s first-shot, %s after feedback (%s)", r.Model, pct(f.Pass1), pct(r.Pass1), pts(r.Pass1-f.Pass1)))
+		}
+	}
+	return s
+}
+
+// shownKs are the k of allKs that some row of rs has pass@k for.
+func shownKs(rs []metrics.BoardRow, allKs []int) []int {
 	var ks []int
-	for _, k := range b.Ks {
-		for _, r := range b.Rows {
+	for _, k := range allKs {
+		for _, r := range rs {
 			if r.PassAt(k) != nil {
 				ks = append(ks, k)
 				break

@@ -20,7 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // boardTrials is a small run with a bit of everything the leaderboard
 // shows: two models, three samples of every task for model a (so pass@3),
-// a model judged after repair, a Robust variant, crashes, an
+// a model judged after error-only repair and after contract feedback
+// (ranked apart), a Robust variant, crashes, an
 // infrastructure error and failure attributions.
 func boardTrials() []*result.Trial {
 	var ts []*result.Trial
@@ -46,6 +47,9 @@ func boardTrials() []*result.Trial {
 	add("b", "", "simulation/ball", "rigid-bodies", "D2", 0, 0.25, "state_mismatch")
 	add("b", "", "rendering/fog", "atmosphere", "D3", 0, 0, "crash")
 	add("b", "", "application/chart", "", "D3", 0, 1, "")
+	add("b", result.RepairErrorOnly, "simulation/ball", "rigid-bodies", "D2", 0, 0.25, "state_mismatch")
+	add("b", result.RepairErrorOnly, "rendering/fog", "atmosphere", "D3", 0, 1, "")
+	add("b", result.RepairErrorOnly, "application/chart", "", "D3", 0, 1, "")
 	add("b", result.RepairFeedback, "simulation/ball", "rigid-bodies", "D2", 0, 1, "")
 	add("b", result.RepairFeedback, "rendering/fog", "atmosphere", "D3", 0, 0.5, "other")
 	add("b", result.RepairFeedback, "application/chart", "", "D3", 0, 1, "")
@@ -93,13 +97,15 @@ func TestLeaderboardGolden(t *testing.T) {
 func TestLeaderboardNumbers(t *testing.T) {
 	l, err := NewLeaderboard("t", "", boardTrials(), boardOptions())
 	require.NoError(t, err)
-	require.Equal(t, 18, l.Trials)
+	require.Equal(t, 21, l.Trials)
 	require.Equal(t, 1, l.Infra)
 	names := []string{}
 	for _, r := range l.Rows {
 		names = append(names, r.Name())
 	}
-	require.Equal(t, []string{"b (feedback)", "a", "b"}, names)
+	require.Equal(t, []string{"b (error-only)", "a", "b"}, names, "first-shot and error-only rows are ranked together")
+	require.Len(t, l.Feedback, 1, "feedback rows are a leaderboard of their own")
+	require.Equal(t, "b (feedback)", l.Feedback[0].Name())
 	a, b := l.Rows[1], l.Rows[2]
 	// a's pass@1: ball 2/3, fog 1/3, chart 0, ball-v1 1/3 → 1/3; pass@3:
 	// 1, 1, 0, 1 → 3/4 (every task with a pass has one in any 3 of its 3
@@ -111,7 +117,7 @@ func TestLeaderboardNumbers(t *testing.T) {
 	require.Equal(t, 8, a.Attributions.Failed)
 	require.InDelta(t, 3.0/8, a.Attributions.Share("broken_interaction"), 1e-12)
 	require.Nil(t, a.Economics.RoA.Value, "a has no generation records")
-	fb := l.Rows[0]
+	fb := l.Feedback[0]
 	// RoA = (1·1.5 + 0.5·2 + 1·3)·60 / (3·0.05) = 5.5·60/0.15 = 2200;
 	// TEM = 5.5 / (3·95/3600) = 69.47…
 	require.InDelta(t, 2200, *fb.Economics.RoA.Value, 1e-9)
@@ -122,8 +128,14 @@ func TestLeaderboardNumbers(t *testing.T) {
 
 	var md bytes.Buffer
 	Markdown(&md, l)
-	// b after feedback: pass@1 2/3, V-Cov 2.5/3, against 1/3 first-shot.
-	require.Contains(t, md.String(), "| b | feedback | 3 | 66.7% | 83.3% | 33.3 pts |")
+	// b after error-only repair: pass@1 2/3, V-Cov 2.25/3, against 1/3
+	// first-shot; after feedback pass@1 2/3, in its own section.
+	require.Contains(t, md.String(), "| b | error-only | 3 | 66.7% | 75.0% | 33.3 pts |")
+	main, feedback, ok := strings.Cut(md.String(), "## Contract-feedback repair: a leaderboard of its own")
+	require.True(t, ok)
+	require.NotContains(t, main, "feedback |", "no feedback row above its own section")
+	require.Contains(t, feedback, "| b (feedback) | 3 | 3 | 83.3% |")
+	require.Contains(t, feedback, "- b: pass@1 33.3% first-shot, 66.7% after feedback (33.3 pts)")
 	js, err := json.Marshal(l)
 	require.NoError(t, err)
 	require.Contains(t, string(js), `"roa":{"value":null`, "a's RoA is null in JSON, not 0")

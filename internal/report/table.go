@@ -12,9 +12,27 @@ import (
 )
 
 // Table writes the leaderboard as a fixed-width text table.
+//
+// Pages repaired with contract feedback are ranked in a table of their
+// own under the first, never among the first-shot and error-only rows.
 func Table(w io.Writer, trials []*result.Trial) {
-	rows := metrics.Leaderboard(trials)
+	others, feedback := metrics.FeedbackApart(trials)
 	cats := metrics.Categories(trials)
+	if len(others) > 0 || len(feedback) == 0 {
+		rowTable(w, metrics.Leaderboard(others), cats)
+	}
+	if len(feedback) > 0 {
+		if len(others) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "contract-feedback repair, ranked apart (the model saw its failed checks' messages):")
+		rowTable(w, metrics.Leaderboard(feedback), cats)
+	}
+	Infrastructure(w, trials)
+}
+
+// rowTable writes rows as a fixed-width table, a column per category.
+func rowTable(w io.Writer, rows []metrics.Row, cats []string) {
 	fmt.Fprintf(w, "%-16s %6s %7s %7s %7s %7s %7s %7s", "model", "trials", "V-Cov", "A-Cov", "S-Cov", "T-Cov", "pass@1", "crashes")
 	for _, c := range cats {
 		fmt.Fprintf(w, " %12s", abbrev(c, 12))
@@ -45,7 +63,6 @@ func Table(w io.Writer, trials []*result.Trial) {
 		}
 		fmt.Fprintln(w)
 	}
-	Infrastructure(w, trials)
 }
 
 // Infrastructure writes, when there are any, how many trials were retried

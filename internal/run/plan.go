@@ -28,14 +28,33 @@ type Source struct {
 	// Oracle uses each task's reference solution; Fixtures its flawed fixtures.
 	Oracle   bool `json:"oracle,omitempty"`
 	Fixtures bool `json:"fixtures,omitempty"`
+	// Repair says how Dir's pages were made when they are not the model's
+	// first answers ("error-only", "feedback": result.Repairs), as the
+	// gen.json records beside them say. Two sources may have the same
+	// Model when their Repair differs: the first-shot and the repaired
+	// pages of one model, each a leaderboard row of its own.
+	Repair string `json:"repair,omitempty"`
+}
+
+// ID names the source among the run's: its model, and its repair when it
+// has one ("gpt (error-only)", as leaderboard rows are named).
+func (s Source) ID() string { return sourceID(s.Model, s.Repair) }
+
+func sourceID(model, repair string) string {
+	if repair == "" {
+		return model
+	}
+	return model + " (" + repair + ")"
 }
 
 // Planned is one trial to run.
 type Planned struct {
-	Key       string
-	Task      *task.Task
-	Contract  *contract.Contract
-	Model     string
+	Key      string
+	Task     *task.Task
+	Contract *contract.Contract
+	Model    string
+	// Repair is the source's (Source.Repair): "" for first-shot pages.
+	Repair    string
 	Candidate string // name shown in reports
 	// PagesDir is the folder of pages (DIR/<task-id>/…) the page was
 	// looked for in: the --candidates folder, or its sample-<k> folder.
@@ -51,9 +70,16 @@ type Planned struct {
 	Expect *task.Fixture
 }
 
+// ID names the trial's source ([Source.ID]).
+func (p Planned) ID() string { return sourceID(p.Model, p.Repair) }
+
 // Dir is the trial's folder name inside the run folder.
 func (p Planned) Dir() string {
-	name := fmt.Sprintf("%s__%s__%s__s%d", strings.ReplaceAll(p.Task.ID, "/", "_"), p.Model, p.Candidate, p.Sample)
+	model := p.Model
+	if p.Repair != "" {
+		model += "+" + p.Repair
+	}
+	name := fmt.Sprintf("%s__%s__%s__s%d", strings.ReplaceAll(p.Task.ID, "/", "_"), model, p.Candidate, p.Sample)
 	return strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == ' ' || r == ':' {
 			return '_'
@@ -92,7 +118,7 @@ func (p Planned) Spec(runDir string) (trial.Spec, error) {
 		return trial.Spec{}, err
 	}
 	return trial.Spec{Key: p.Key, Task: p.Task.ID, TaskDir: taskDir, TaskDigest: p.TaskDigest, Page: page, PageDigest: p.Digest,
-		Model: p.Model, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample,
+		Model: p.Model, Repair: p.Repair, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample,
 		Dir: "trials/" + p.Dir()}, nil
 }
 
@@ -123,9 +149,13 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 					// stay distinct, and a folder of one page keeps its
 					// samples 0 … repeat-1.
 					k := max(0, pg.sample-1)*max(1, repeat) + r
-					p := Planned{Task: t, Contract: c, Model: src.Model, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
+					p := Planned{Task: t, Contract: c, Model: src.Model, Repair: src.Repair, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
 						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
-					p.Key = key(t.ID, td, p.Model, p.Candidate, dg, k, p.Variant)
+					parts := []any{t.ID, td, p.Model, p.Candidate, dg, k, p.Variant}
+					if p.Repair != "" {
+						parts = append(parts, p.Repair) // first-shot keys stay as they were
+					}
+					p.Key = key(parts...)
 					out = append(out, p)
 				}
 			}
@@ -266,7 +296,7 @@ func MissingPages(plan []Planned, sources []Source) []Missing {
 		m := Missing{Source: src}
 		seen, missing := map[string]bool{}, map[string]bool{}
 		for _, p := range plan {
-			if p.Model != src.Model {
+			if p.ID() != src.ID() {
 				continue
 			}
 			if !seen[p.Task.ID] {

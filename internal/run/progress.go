@@ -43,7 +43,7 @@ func (p *progress) done(t *result.Trial) {
 		verdict += fmt.Sprintf(", after %d %s", t.Retries, map[bool]string{true: "retry", false: "retries"}[t.Retries == 1])
 	}
 	fmt.Fprintf(p.w, "[%s%s] %d/%d %s %s/%s: %s (%.1fs)%s\n", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		p.n, p.total, t.Task, t.Model, t.Candidate, verdict, t.DurationMs/1000, eta)
+		p.n, p.total, t.Task, sourceID(t.Model, t.Repair), t.Candidate, verdict, t.DurationMs/1000, eta)
 }
 
 func (p *progress) finish() {

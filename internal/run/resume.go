@@ -193,9 +193,9 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 	perModel, perTask, perPage := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, p := range plan {
 		planned[p.Key] = true
-		perModel[p.Model]++
+		perModel[p.ID()]++
 		perTask[p.Task.ID]++
-		perPage[pageKey(p.Model, p.Task.ID, p.Candidate)]++
+		perPage[pageKey(p.ID(), p.Task.ID, p.Candidate)]++
 	}
 	for k := range done {
 		if planned[k] {
@@ -214,11 +214,12 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 				continue
 			}
 			t := f.trial
-			pk := pageKey(t.Model, t.Task, t.Candidate)
+			id := sourceID(t.Model, t.Repair)
+			pk := pageKey(id, t.Task, t.Candidate)
 			why := ""
 			switch {
-			case removedModel[t.Model], respecModel[t.Model]:
-				why = "model:" + t.Model
+			case removedModel[id], respecModel[id]:
+				why = "model:" + id
 			case removedTask[t.Task]:
 				why = "task:" + t.Task
 			case changedTask[t.Task]:
@@ -267,19 +268,19 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 
 	oldSrc := map[string]Source{}
 	for _, s := range old.Sources {
-		oldSrc[s.Model] = s
+		oldSrc[s.ID()] = s
 	}
 	newSrc := map[string]Source{}
 	for _, s := range cfg.Sources {
-		newSrc[s.Model] = s
+		newSrc[s.ID()] = s
 	}
 	for _, s := range old.Sources {
-		n, ok := newSrc[s.Model]
+		n, ok := newSrc[s.ID()]
 		switch {
 		case !ok:
-			removedModel[s.Model] = true
+			removedModel[s.ID()] = true
 		case n != s:
-			respecModel[s.Model] = true
+			respecModel[s.ID()] = true
 		}
 	}
 	oldTasks := map[string]bool{}
@@ -316,7 +317,7 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 		}
 		for _, p := range plan {
 			if p.Page != "" {
-				newPages[pageKey(p.Model, p.Task.ID, p.Candidate)] = p.Digest
+				newPages[pageKey(p.ID(), p.Task.ID, p.Candidate)] = p.Digest
 			}
 		}
 		for pk, d := range newPages {
@@ -357,15 +358,15 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 	}
 	for _, s := range old.Sources {
 		switch {
-		case removedModel[s.Model]:
-			add(Refused, "model %s removed (was %s): its %s would be dropped", s.Model, s.Flag(), plural(dropped["model:"+s.Model], "finished trial"))
-		case respecModel[s.Model]:
-			add(Refused, "model %s: %s → %s", s.Model, s.Flag(), newSrc[s.Model].Flag())
+		case removedModel[s.ID()]:
+			add(Refused, "model %s removed (was %s): its %s would be dropped", s.ID(), s.Flag(), plural(dropped["model:"+s.ID()], "finished trial"))
+		case respecModel[s.ID()]:
+			add(Refused, "model %s: %s → %s", s.ID(), s.Flag(), newSrc[s.ID()].Flag())
 		}
 	}
 	for _, s := range cfg.Sources {
-		if _, ok := oldSrc[s.Model]; !ok {
-			add(Added, "model %s (%s): %s to run", s.Model, s.Flag(), plural(perModel[s.Model], "trial"))
+		if _, ok := oldSrc[s.ID()]; !ok {
+			add(Added, "model %s (%s): %s to run", s.ID(), s.Flag(), plural(perModel[s.ID()], "trial"))
 		}
 	}
 	for _, t := range old.Tasks {
@@ -428,13 +429,13 @@ func pageKey(model, task, candidate string) string { return model + "\x00" + tas
 // written with. Candidate names hold no slash.
 func splitPageKey(k string, cfg *Config) (string, bool) {
 	for _, s := range cfg.Sources {
-		rest, ok := strings.CutPrefix(k, s.Model+"/")
+		rest, ok := strings.CutPrefix(k, s.ID()+"/")
 		if !ok {
 			continue
 		}
 		for _, t := range cfg.Tasks {
 			if c, ok := strings.CutPrefix(rest, t+"/"); ok && c != "" && !strings.Contains(c, "/") {
-				return pageKey(s.Model, t, c), true
+				return pageKey(s.ID(), t, c), true
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	for _, p := range o.Plan {
 		lock.Tasks[p.Task.ID] = p.TaskDigest
 		if p.Page != "" {
-			lock.Candidates[p.Model+"/"+p.Task.ID+"/"+p.Candidate] = p.Digest
+			lock.Candidates[p.ID()+"/"+p.Task.ID+"/"+p.Candidate] = p.Digest
 		}
 	}
 	cfgPath, lockPath := filepath.Join(o.Out, "config.json"), filepath.Join(o.Out, "lock.json")

@@ -15,6 +15,10 @@ const (
 	maxURLs    = 2000
 )
 
+// MaxErrors is how many uncaught exceptions a session keeps; past it
+// they are not recorded.
+const MaxErrors = maxErrors
+
 // ConsoleMessage is one call of the console API.
 type ConsoleMessage struct {
 	Level string `json:"level"`

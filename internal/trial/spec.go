@@ -38,9 +38,12 @@ type Spec struct {
 	Page       string `json:"page,omitempty"`
 	PageDigest string `json:"page_digest,omitempty"`
 	Model      string `json:"model"`
-	Candidate  string `json:"candidate"`
-	Variant    string `json:"variant,omitempty"`
-	Sample     int    `json:"sample"`
+	// Repair is how the page was made when it is not the model's first
+	// answer (result.Repairs); the trial records it (Trial.Repair).
+	Repair    string `json:"repair,omitempty"`
+	Candidate string `json:"candidate"`
+	Variant   string `json:"variant,omitempty"`
+	Sample    int    `json:"sample"`
 	// Dir is the trial's folder, relative to the run folder: artifacts and
 	// result.json go there.
 	Dir string `json:"dir"`
@@ -120,7 +123,7 @@ func (l *Loader) Input(s Spec) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	in := Input{Key: s.Key, Task: t, Contract: c, Params: t.DefaultParams(), Model: s.Model, Candidate: s.Candidate,
+	in := Input{Key: s.Key, Task: t, Contract: c, Params: t.DefaultParams(), Model: s.Model, Repair: s.Repair, Candidate: s.Candidate,
 		Variant: s.Variant, Sample: s.Sample, Dir: filepath.Join(l.RunDir, filepath.FromSlash(s.Dir)),
 		Fingerprint: s.Fingerprint, StopAtFirstFailure: s.StopAtFirstFailure, SkipInspect: s.SkipInspect}
 	if s.Page != "" {
@@ -164,7 +167,7 @@ func (j *Runner) RunSpec(ctx context.Context, l *Loader, s Spec) (*result.Trial,
 			return nil, err
 		}
 		t = &result.Trial{Key: s.Key, Task: tk.ID, Category: tk.Category, Subdomain: tk.Subdomain,
-			Difficulty: tk.Difficulty, Model: s.Model, Candidate: s.Candidate, Sample: s.Sample, Variant: s.Variant, VariantOf: tk.VariantOf,
+			Difficulty: tk.Difficulty, Model: s.Model, Repair: s.Repair, Candidate: s.Candidate, Sample: s.Sample, Variant: s.Variant, VariantOf: tk.VariantOf,
 			Outcome: result.OutcomeCrash, CrashKind: result.CrashNoCandidate, CrashMessage: "the model produced no page for this task",
 			Attribution: "crash", StartedAt: time.Now().UTC(), Assertions: []result.Assertion{}}
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -180,12 +180,15 @@ func LoadPerCore() float64 {
 
 // Input is one trial to judge.
 type Input struct {
-	Key       string
-	Task      *task.Task
-	Contract  *contract.Contract
-	Page      string
-	Params    map[string]any
-	Model     string
+	Key      string
+	Task     *task.Task
+	Contract *contract.Contract
+	Page     string
+	Params   map[string]any
+	Model    string
+	// Repair is how the page was made when it is not the model's first
+	// answer (result.Repairs); the trial records it.
+	Repair    string
 	Candidate string
 	Variant   string
 	Sample    int
@@ -232,7 +235,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	start := time.Now()
 	t := in.Task
 	tr := &result.Trial{Key: in.Key, Task: t.ID, Category: t.Category, Subdomain: t.Subdomain, Difficulty: t.Difficulty,
-		Variant: in.Variant, VariantOf: t.VariantOf, Model: in.Model, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
+		Variant: in.Variant, VariantOf: t.VariantOf, Model: in.Model, Repair: in.Repair, Candidate: in.Candidate, Sample: in.Sample, StartedAt: start.UTC(),
 		Outcome: result.OutcomeOK}
 	art, err := NewArtifacts(in.Dir)
 	if err != nil {
