@@ -57,3 +57,24 @@ func TestRefusalsInterceptedGivesTheSentKind(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, []string{"http://api.example.com/mixed", "xhr"}, []string{u, kind})
 }
+
+// TestRefusalsCachedAndFinished: a request the browser's cache answered
+// gives its URL and type once and is then no refusal; one that finished is
+// forgotten, so requests never intercepted do not fill the table.
+func TestRefusalsCachedAndFinished(t *testing.T) {
+	var r refusals
+	r.sent("9.1", "https://cdn.jsdelivr.net/npm/three@0.160.0/build/three.module.js", "script")
+	u, kind, ok := r.cached("9.1")
+	require.True(t, ok)
+	require.Equal(t, []string{"https://cdn.jsdelivr.net/npm/three@0.160.0/build/three.module.js", "script"}, []string{u, kind})
+	_, _, ok = r.cached("9.1")
+	require.False(t, ok, "given once")
+	_, _, ok = r.failed("9.1")
+	require.False(t, ok, "the cache answered it: no refusal")
+
+	r.sent("9.2", "https://cdn.jsdelivr.net/npm/lil-gui@0.21.0/dist/lil-gui.umd.min.js", "script")
+	r.finished("9.2")
+	require.Empty(t, r.urls)
+	_, _, ok = r.cached("9.2")
+	require.False(t, ok)
+}
