@@ -83,6 +83,20 @@ func TestLinesGolden(t *testing.T) {
 	require.Contains(t, string(svg), `stroke-dasharray="6 4"`)
 }
 
+// Labels of points close together are drawn apart, and a label that
+// would leave the chart goes left of its point.
+func TestScatterLabelsKeepApart(t *testing.T) {
+	svg := string(Scatter{Title: "t", X: Axis{Label: "x", Fixed: true, Min: 0, Max: 0.02}, Y: Axis{Label: "y", Fixed: true, Min: 0, Max: 1},
+		Points: []Point{{Label: "openai-demo-model-a", X: 0.0133, Y: 1}, {Label: "anthropic-demo-model-b", X: 0.0192, Y: 1},
+			{Label: "a-very-long-model-name-indeed", X: 0.02, Y: 0.5}}}.SVG())
+	// Both at the top: the first right of its point, the second one line
+	// lower, where the first label is not.
+	require.Contains(t, svg, `<circle cx="347.3" cy="24.0" r="5" fill="#3f6fd1"/><text x="355.3" y="28.0" text-anchor="start">openai-demo-model-a</text>`)
+	require.Contains(t, svg, `<circle cx="473.0" cy="24.0" r="5" fill="#3f6fd1"/><text x="481.0" y="42.0" text-anchor="start">anthropic-demo-model-b</text>`)
+	// 29 characters would leave the chart on the right.
+	require.Contains(t, svg, `<circle cx="490.0" cy="130.0" r="5" fill="#3f6fd1"/><text x="482.0" y="134.0" text-anchor="end">a-very-long-model-name-indeed</text>`)
+}
+
 // Labels come from model names and state paths a candidate may choose:
 // they are escaped, in text and in titles.
 func TestLabelsAreEscaped(t *testing.T) {

@@ -57,7 +57,7 @@ const (
 	xyHeight = 280
 	xyLeft   = 64
 	xyRight  = 150 // room for point labels and the legend
-	xyTop    = 16
+	xyTop    = 24
 	xyBottom = 44
 )
 
@@ -117,8 +117,48 @@ type scatterView struct {
 
 type pointView struct {
 	CX, CY, LX, LY string
+	Anchor         string
 	Label, Title   string
 	Color          string
+}
+
+// labelBox is where a point's label is drawn, to keep labels apart.
+type labelBox struct{ x0, x1, y0, y1 float64 }
+
+func (a labelBox) overlaps(b labelBox) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// charWidth is about how wide a 12 px character is, to place labels.
+const charWidth = 7.0
+
+// placeLabel puts a label beside the point at (cx, cy): right of it, or
+// left when it would leave the chart, and lower until it overlaps none of
+// the labels placed before it.
+func placeLabel(label string, cx, cy float64, placed []labelBox) (x, y float64, anchor string, box labelBox) {
+	w := charWidth * float64(len([]rune(label)))
+	x, anchor = cx+8, "start"
+	box = labelBox{x0: x, x1: x + w}
+	if box.x1 > xyWidth-2 {
+		x, anchor = cx-8, "end"
+		box = labelBox{x0: x - w, x1: x}
+	}
+	y = cy + 4
+	for range 12 {
+		box.y0, box.y1 = y-11, y+3
+		clear := true
+		for _, p := range placed {
+			if box.overlaps(p) {
+				clear = false
+				break
+			}
+		}
+		if clear {
+			break
+		}
+		y += 14
+	}
+	return x, y, anchor, box
 }
 
 // SVG draws the scatter.
@@ -128,13 +168,16 @@ func (s Scatter) SVG() template.HTML {
 		xv, yv = append(xv, p.X), append(yv, p.Y)
 	}
 	v := scatterView{frame: newFrame(s.Title, s.X, s.Y, xv, yv)}
+	var placed []labelBox
 	for _, p := range s.Points {
 		cx, cy := v.xs.at(p.X), v.ys.at(p.Y)
 		title := p.Title
 		if title == "" {
 			title = p.Label
 		}
-		v.Points = append(v.Points, pointView{CX: f(cx), CY: f(cy), LX: f(cx + 8), LY: f(cy + 4),
+		lx, ly, anchor, box := placeLabel(p.Label, cx, cy, placed)
+		placed = append(placed, box)
+		v.Points = append(v.Points, pointView{CX: f(cx), CY: f(cy), LX: f(lx), LY: f(ly), Anchor: anchor,
 			Label: p.Label, Title: title, Color: Color(p.Series)})
 	}
 	return render("scatter", v)
