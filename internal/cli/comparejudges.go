@@ -204,8 +204,8 @@ func runCompareJudges(ctx context.Context, io IO, o *CompareJudgesOptions) error
 	for _, j := range list {
 		names = append(names, j.Name())
 	}
-	fmt.Fprintf(io.ErrOut, "compare-judges %s: %s × %s (%s): %d verdicts kept, %d to reach, %d jobs → %s\n", o.Run,
-		plural(len(plan.Items), "candidate"), plural(len(list), "judge"), strings.Join(names, ", "), plan.Kept, len(plan.ToDo), o.Jobs, out)
+	fmt.Fprintf(io.ErrOut, "compare-judges %s: %s × %s (%s): %s kept, %d to reach, %d jobs → %s\n", o.Run,
+		plural(len(plan.Items), "candidate"), plural(len(list), "judge"), strings.Join(names, ", "), plural(plan.Kept, "verdict"), len(plan.ToDo), o.Jobs, out)
 	err = judgerun.Execute(ctx, opts, plan)
 	if err != nil {
 		done := plan.Kept + len(plan.ToDo) - plan.Missing()
@@ -275,8 +275,8 @@ func visualJudge(ctx context.Context, io IO, o *CompareJudgesOptions) (visualSet
 // the pages the DOM check would load, the visual calls and their
 // estimated cost.
 func writeJudgesDryRun(w io.Writer, p *judgerun.Plan, visual visualSetup) {
-	fmt.Fprintf(w, "dry run: %s of %s compared (%d left out), %d verdicts kept, %d to reach; nothing is judged or sent\n",
-		plural(len(p.Items), "candidate"), plural(p.Trials, "finished trial"), len(p.LeftOut), p.Kept, len(p.ToDo))
+	fmt.Fprintf(w, "dry run: %s of %s compared (%d left out), %s kept, %d to reach; nothing is judged or sent\n",
+		plural(len(p.Items), "candidate"), plural(p.Trials, "finished trial"), len(p.LeftOut), plural(p.Kept, "verdict"), len(p.ToDo))
 	doms, calls, shots, tokens := 0, 0, 0, 0
 	for _, j := range p.ToDo {
 		switch j.Judge.Name() {

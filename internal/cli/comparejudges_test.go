@@ -15,7 +15,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/judgerun"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/run"
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // vlmSecret is the visual model's API key in the compare-judges tests; it
@@ -196,4 +201,81 @@ $`, stdout)
 	code, _, stderr = executeIn(ctx, env, "compare-judges", t.TempDir())
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, stderr, "is not a 'worldprobe run' folder")
+}
+
+// screenshotRun is a stub executor: it writes each trial's result.json
+// (the reference passes, the fixtures fail) and a screenshot, as a real
+// run does, without a browser.
+type screenshotRun struct{ png []byte }
+
+func (s screenshotRun) Execute(ctx context.Context, runDir string, specs []trial.Spec, done func(trial.Spec, *result.Trial) error) error {
+	for _, sp := range specs {
+		t := &result.Trial{Key: sp.Key, Task: sp.Task, Model: sp.Model, Candidate: sp.Candidate, Outcome: result.OutcomeOK,
+			Pass: sp.Model == "oracle", VCov: 0.5, Assertions: []result.Assertion{}}
+		if t.Pass {
+			t.VCov = 1
+		}
+		dir := filepath.Join(runDir, sp.Dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, trial.ScreenshotFile), s.png, 0o644); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteJSON(filepath.Join(dir, trial.ResultFile), t); err != nil {
+			return err
+		}
+		if err := done(sp, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A spending budget stops compare-judges cleanly: the verdicts reached
+// are kept, it says how many and how to resume, and it exits 4; raising
+// the budget resumes with the rest. The visual judge needs no browser
+// when the run kept every screenshot.
+func TestCompareJudgesBudgetStops(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "suite")
+	dst := filepath.Join(suite, "application", "light-slider")
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "suites", "starter", "application", "light-slider"))))
+	tk, err := task.Load(dst)
+	require.NoError(t, err)
+	sources := []run.Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}
+	plan, err := run.Plan([]*task.Task{tk}, sources, 1)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "run")
+	png, err := os.ReadFile(filepath.Join("..", "judges", "testdata", "replies", "gpt_fenced.md")) // any bytes stand for the picture
+	require.NoError(t, err)
+	_, err = run.Execute(context.Background(), run.Options{Out: out, Plan: plan, Executor: screenshotRun{png: png},
+		Config: run.Config{Suite: suite, Tasks: []string{tk.ID}, Sources: sources, Repeat: 1}})
+	require.NoError(t, err)
+
+	vlm := newFakeVLM(t)
+	modelsFile := func(budget string) string {
+		path := filepath.Join(t.TempDir(), "models.yaml")
+		require.NoError(t, os.WriteFile(path, []byte("pricing:\n  test-vlm: {input: 2.00, output: 8.00}\nbudgets:\n  run_usd: "+budget+"\nroles:\n  visual_judge:\n"+
+			"    provider: openai\n    model: test-vlm\n    base_url: "+vlm.srv.URL+"/v1\n    key_env: TEST_VLM_KEY\n"), 0o644))
+		return path
+	}
+	env := map[string]string{"TEST_VLM_KEY": vlmSecret}
+	tight := modelsFile("0.003")
+	// A call costs $0.00348: the first goes through, the second is refused.
+	code, stdout, stderr := executeIn(context.Background(), env, "compare-judges", out, "--judges", "visual", "--models", tight, "--jobs", "1")
+	require.Equal(t, ExitModelFatal, code, stderr)
+	require.Empty(t, stdout, "no table over part of the verdicts")
+	require.Equal(t, 1, vlm.count())
+	require.Contains(t, stderr, "worldprobe: compare-judges stopped: visual on application/light-slider ")
+	require.Contains(t, stderr, ": llm: run budget exceeded: $0.0035 of $0.0030 spent\n1 of 4 verdicts reached and kept, 3 left; raise the budget under budgets: in the models file and resume with: "+
+		"worldprobe compare-judges "+out+" --jobs 1 --judges visual --models "+tight+"\n")
+	stored, err := filepath.Glob(filepath.Join(out, "trials", "*", "judges", "visual.json"))
+	require.NoError(t, err)
+	require.Len(t, stored, 1)
+
+	code, stdout, stderr = executeIn(context.Background(), env, "compare-judges", out, "--judges", "visual", "--models", modelsFile("1"), "--jobs", "1")
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stderr, "1 verdict kept, 3 to reach")
+	require.Equal(t, 4, vlm.count())
+	require.Contains(t, stdout, "| visual | 4 | 100.0% | n/a | 100.0% | 0.0% | 25.0% | 0 |")
 }

@@ -40,9 +40,12 @@ type Stored struct {
 // Item is one candidate compared: a finished trial of the run with its
 // page, the contract's verdict on it and the judges'.
 type Item struct {
-	Key       string `json:"key"`
-	Task      string `json:"task"`
-	Model     string `json:"model"`
+	Key   string `json:"key"`
+	Task  string `json:"task"`
+	Model string `json:"model"`
+	// Repair is the trial's (result.Trial.Repair): "" for a model's first
+	// answer, else how the page was repaired.
+	Repair    string `json:"repair,omitempty"`
 	Candidate string `json:"candidate"`
 	Sample    int    `json:"sample"`
 	// ContractPass, VCov and ContractWallMs are the trial's: the
@@ -60,10 +63,19 @@ type Item struct {
 	candidate judges.Candidate
 }
 
+// Source names who made the page: the model, and its repair when the
+// page is a repaired one ("gpt (error-only)").
+func (it *Item) Source() string {
+	if it.Repair == "" {
+		return it.Model
+	}
+	return it.Model + " (" + it.Repair + ")"
+}
+
 // Name is how messages name the candidate: task model/candidate, with
 // the sample when it is not the first.
 func (it *Item) Name() string {
-	s := fmt.Sprintf("%s %s/%s", it.Task, it.Model, it.Candidate)
+	s := fmt.Sprintf("%s %s/%s", it.Task, it.Source(), it.Candidate)
 	if it.Sample > 0 {
 		s += fmt.Sprintf(" sample %d", it.Sample)
 	}
@@ -149,7 +161,7 @@ func NewPlan(o Options) (*Plan, error) {
 	p := &Plan{Run: o.Run, Trials: len(judged), Judges: o.Judges, Skipped: o.Skipped}
 	for _, j := range judged {
 		t := j.Trial
-		name := (&Item{Task: t.Task, Model: t.Model, Candidate: t.Candidate, Sample: t.Sample}).Name()
+		name := (&Item{Task: t.Task, Model: t.Model, Repair: t.Repair, Candidate: t.Candidate, Sample: t.Sample}).Name()
 		switch {
 		case !t.Scored():
 			p.LeftOut = append(p.LeftOut, LeftOut{Key: t.Key, Name: name, Reason: ReasonInfra})
@@ -161,7 +173,7 @@ func NewPlan(o Options) (*Plan, error) {
 			p.LeftOut = append(p.LeftOut, LeftOut{Key: t.Key, Name: name, Reason: ReasonChanged})
 			continue
 		}
-		it := &Item{Key: t.Key, Task: t.Task, Model: t.Model, Candidate: t.Candidate, Sample: t.Sample,
+		it := &Item{Key: t.Key, Task: t.Task, Model: t.Model, Repair: t.Repair, Candidate: t.Candidate, Sample: t.Sample,
 			ContractPass: t.Pass, VCov: t.VCov, ContractWallMs: t.DurationMs, ContractReason: contractReason(t),
 			Verdicts: map[string]*judges.Verdict{}, dir: j.Dir,
 			candidate: judges.Candidate{Key: t.Key, Task: j.Planned.Task, Page: j.Planned.Page}}
@@ -177,6 +189,9 @@ func NewPlan(o Options) (*Plan, error) {
 		}
 		if x.Model != y.Model {
 			return x.Model < y.Model
+		}
+		if x.Repair != y.Repair {
+			return x.Repair < y.Repair
 		}
 		if x.Candidate != y.Candidate {
 			return x.Candidate < y.Candidate

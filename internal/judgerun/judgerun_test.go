@@ -319,3 +319,13 @@ func TestCompareOverloadedMachine(t *testing.T) {
 	require.Len(t, p.ToDo, 1)
 	require.Equal(t, "click-anywhere", p.ToDo[0].Item.Candidate)
 }
+
+// A repaired page is named apart from the model's first answer, as the
+// leaderboard names its rows.
+func TestItemNames(t *testing.T) {
+	first := &Item{Task: "simulation/pendulum", Model: "gpt", Candidate: "pendulum"}
+	repaired := &Item{Task: "simulation/pendulum", Model: "gpt", Repair: result.RepairErrorOnly, Candidate: "pendulum", Sample: 2}
+	require.Equal(t, "simulation/pendulum gpt/pendulum", first.Name())
+	require.Equal(t, "simulation/pendulum gpt (error-only)/pendulum sample 2", repaired.Name())
+	require.Equal(t, "gpt (error-only)", repaired.Source())
+}

@@ -139,7 +139,7 @@ func (r *Report) Markdown() string {
 		if it.Sample > 0 {
 			cand += fmt.Sprintf(" (sample %d)", it.Sample)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.3f |", it.Task, it.Model, cand, passFail(it.ContractPass), it.VCov)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.3f |", it.Task, it.Source(), cand, passFail(it.ContractPass), it.VCov)
 		for _, n := range names {
 			v := it.Verdicts[n]
 			switch {

@@ -92,7 +92,7 @@ func (v *VisualJudge) Judge(ctx context.Context, c Candidate) (*Verdict, error) 
 		if Stops(ctx, err) {
 			return nil, err
 		}
-		return &Verdict{Failure: "the provider failed: " + err.Error()}, nil
+		return &Verdict{Failure: "the model call failed: " + err.Error()}, nil
 	}
 	out := &Verdict{Reply: resp.Text, Cost: Cost{Calls: 1, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		USD: resp.CostUSD, Unpriced: resp.CostSource == "unpriced", Source: resp.Source}}

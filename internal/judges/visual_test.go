@@ -204,7 +204,7 @@ func TestVisualJudgeReadsRealReplies(t *testing.T) {
 	}
 	v = judge()
 	require.False(t, v.Pass)
-	require.Contains(t, v.Failure, "the provider failed: ")
+	require.Contains(t, v.Failure, "the model call failed: ")
 	require.Contains(t, v.Failure, "Invalid image.")
 	require.Zero(t, v.Cost.Calls, "no answer, no cost")
 
