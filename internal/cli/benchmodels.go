@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,7 +72,7 @@ budget stop and nothing finished is paid for or judged twice.`,
 func passedFlags(cmd *cobra.Command, fs *pflag.FlagSet, skip ...string) []string {
 	var args []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fs.Lookup(fl.Name) == nil || contains(skip, fl.Name) {
+		if fs.Lookup(fl.Name) == nil || slices.Contains(skip, fl.Name) {
 			return
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
@@ -83,15 +84,6 @@ func passedFlags(cmd *cobra.Command, fs *pflag.FlagSet, skip ...string) []string
 		args = append(args, "--"+fl.Name+"="+fl.Value.String())
 	})
 	return args
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJobs int, genFlags, runFlags *pflag.FlagSet) error {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
+
+	"github.com/worldprobe/worldprobe/internal/pagescript"
 )
 
 // Operator names, in documentation order.
@@ -195,7 +197,7 @@ func GenerateReport(src []byte, file string, opts Options) (*Report, error) {
 				ID:          fmt.Sprintf("%s-%d", d.Name, n),
 				Operator:    d.Name,
 				Description: c.desc,
-				off:         c.sc.elem.start + c.pos,
+				off:         c.sc.elem.Start + c.pos,
 			})
 			allOp = append(allOp, oi)
 			allCand = append(allCand, c)
@@ -236,9 +238,9 @@ func GenerateReport(src []byte, file string, opts Options) (*Report, error) {
 		c := keepCand[p]
 		text, _ := c.edited()
 		m.HTML = make([]byte, 0, len(src)-len(c.sc.src)+len(text))
-		m.HTML = append(m.HTML, src[:c.sc.elem.start]...)
+		m.HTML = append(m.HTML, src[:c.sc.elem.Start]...)
 		m.HTML = append(m.HTML, text...)
-		m.HTML = append(m.HTML, src[c.sc.elem.end:]...)
+		m.HTML = append(m.HTML, src[c.sc.elem.End:]...)
 		m.Line, m.Col = lines.lineCol(src, m.off)
 		m.Diff = unifiedDiff("a/"+file, "b/"+file, src, m.HTML)
 		out[i] = m
@@ -358,7 +360,7 @@ func choose(n int, ops []int, max int, seed int64) []int {
 // script is one parsed, aligned <script> element.
 type script struct {
 	num   int // index among the page's mutated scripts
-	elem  scriptElem
+	elem  pagescript.Script
 	src   []byte // the script text (capacity len+1: the AST's tokens point into it)
 	ast   *js.AST
 	nodes []node
@@ -371,9 +373,9 @@ type script struct {
 func loadScripts(page []byte, st *Stats) []*script {
 	var out []*script
 	for k, el := range findScripts(page) {
-		buf := make([]byte, el.end-el.start, el.end-el.start+1)
-		copy(buf, page[el.start:el.end])
-		where := fmt.Sprintf("script %d (byte %d)", k+1, el.start)
+		buf := make([]byte, el.End-el.Start, el.End-el.Start+1)
+		copy(buf, page[el.Start:el.End])
+		where := fmt.Sprintf("script %d (byte %d)", k+1, el.Start)
 		ast, err := js.Parse(parse.NewInputBytes(buf), js.Options{})
 		if err != nil {
 			st.Skipped = append(st.Skipped, fmt.Sprintf("%s: %v", where, oneLine(err.Error(), 120)))
@@ -385,7 +387,7 @@ func loadScripts(page []byte, st *Stats) []*script {
 			continue
 		}
 		out = append(out, &script{num: len(out), elem: el, src: buf, ast: ast, nodes: nodes, index: index,
-			lineBase: bytes.Count(page[:el.start], []byte("\n")) + 1})
+			lineBase: bytes.Count(page[:el.Start], []byte("\n")) + 1})
 	}
 	st.Scripts = len(out)
 	return out

@@ -222,7 +222,7 @@ func TestBytesOutsideEditUnchanged(t *testing.T) {
 			end := len(src) - suffix
 			inside := false
 			for _, s := range scripts {
-				if s.start <= start && end <= s.end {
+				if s.Start <= start && end <= s.End {
 					inside = true
 				}
 			}
@@ -288,7 +288,7 @@ func TestStarterSolutions(t *testing.T) {
 			require.NotEqual(t, src, m.HTML, "%s: %s", f, m.ID)
 			require.NotEmpty(t, m.Diff, "%s: %s", f, m.ID)
 			for _, s := range findScripts(m.HTML) {
-				buf := append([]byte(nil), m.HTML[s.start:s.end]...)
+				buf := append([]byte(nil), m.HTML[s.Start:s.End]...)
 				_, err := js.Parse(parse.NewInputBytes(buf), js.Options{})
 				require.NoError(t, err, "%s: %s", f, m.ID)
 			}

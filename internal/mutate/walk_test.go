@@ -120,7 +120,7 @@ func TestWalkStarterScripts(t *testing.T) {
 		page, err := os.ReadFile(f)
 		require.NoError(t, err)
 		for _, s := range findScripts(page) {
-			buf, ast := parseBuf(t, page[s.start:s.end])
+			buf, ast := parseBuf(t, page[s.Start:s.End])
 			nodes, _, err := walkScript(buf, ast)
 			require.NoError(t, err, f)
 			checkSpans(t, f, buf, nodes)

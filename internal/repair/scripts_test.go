@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/pagescript"
 )
 
 func TestScriptErrorsPlaceTheErrorInThePage(t *testing.T) {
@@ -36,7 +38,7 @@ func TestScriptErrorsPlaceTheErrorInThePage(t *testing.T) {
 		{Kind: KindSyntaxError, Text: "unexpected ; in expression", Line: 17, Column: 19},
 	}, ScriptErrors(broken))
 	kinds := []string{}
-	for _, s := range Scripts(broken) {
+	for _, s := range pagescript.Inline([]byte(broken)) {
 		kinds = append(kinds, s.Kind())
 	}
 	require.Equal(t, []string{"importmap", "", "classic", "module", "classic"}, kinds, "a script with src= is left out; a shader is not parsed")
