@@ -91,7 +91,13 @@ func describe(r *llm.Response) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s/%s answered %q", r.Role, r.Provider, r.Model, strings.TrimSpace(r.Text))
 	if r.Source == llm.SourceLive {
-		fmt.Fprintf(&b, " in %s", r.Latency.Round(time.Millisecond))
+		// Under a second in whole milliseconds: Round would print a
+		// sub-millisecond answer (a local server) as "0s".
+		if r.Latency < time.Second {
+			fmt.Fprintf(&b, " in %dms", r.Latency.Milliseconds())
+		} else {
+			fmt.Fprintf(&b, " in %s", r.Latency.Round(time.Millisecond))
+		}
 	} else {
 		fmt.Fprintf(&b, " from %s", r.Source)
 	}
