@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/gen"
@@ -50,39 +49,28 @@ const PartialSuffix = ".part"
 // fatal provider error, a browser failure or the end of ctx stops it at
 // once; samples not finished then have no gen.json.
 func Execute(ctx context.Context, o Options, sum *gen.Summary) error {
-	var mu sync.Mutex // guards sum.Records, sum.Stopped and the progress lines
-	stopped := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return sum.Stopped != nil
-	}
-	err := pool.Each(ctx, max(o.Jobs, 1), len(sum.ToDo), func(ctx context.Context, i int) error {
-		if stopped() {
-			return nil
-		}
+	stop, err := pool.MapUntil(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) (*gen.Record, error, error) {
 		s := sum.ToDo[i]
 		if s.Model.Chat == nil {
-			return fmt.Errorf("agent: model %s has no client", s.Model.Spec)
+			return nil, nil, fmt.Errorf("agent: model %s has no client", s.Model.Spec)
 		}
 		r, stop, err := runSample(ctx, o, s)
 		if err != nil {
-			return fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
+			return nil, nil, fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if stop != nil && sum.Stopped == nil {
-			sum.Stopped = stop
-		}
+		return r, stop, nil // the run a budget ended is recorded too
+	}, func(i int, r *gen.Record) error {
 		sum.Records = append(sum.Records, r)
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(s, r))
+			fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(sum.ToDo[i], r))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return sum.Stopped
+	sum.Stopped = stop
+	return stop
 }
 
 // runSample runs the agent for one sample in a fresh workspace and writes

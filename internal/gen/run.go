@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pool"
@@ -278,50 +277,36 @@ func Execute(ctx context.Context, o Options, sum *Summary) error {
 		}
 		return nil
 	}
-	var mu sync.Mutex // guards sum.Records, sum.Stopped and the progress lines
-	stopped := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return sum.Stopped != nil
-	}
-	err := pool.Each(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) error {
-		if stopped() {
-			return nil
-		}
+	stop, err := pool.MapUntil(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) (*Record, error, error) {
 		s := sum.ToDo[i]
 		if s.Model.Chat == nil {
-			return fmt.Errorf("gen: model %s has no client", s.Model.Spec)
+			return nil, nil, fmt.Errorf("gen: model %s has no client", s.Model.Spec)
 		}
 		g, err := Generate(llm.WithTrial(ctx, s.Trial()), s.Model.Chat, s.Prompt, s.Variant())
 		if err != nil && ctx.Err() == nil && errors.Is(err, llm.ErrBudgetExceeded) {
-			mu.Lock()
-			if sum.Stopped == nil {
-				sum.Stopped = err
-			}
-			mu.Unlock()
-			return nil
+			return nil, err, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
+			return nil, nil, fmt.Errorf("%s, %s sample %d: %w", s.Task.ID, s.Model.Slug, s.Index, err)
 		}
 		// Written here, not after the pool hands the result over, so that
 		// a generation finished as an interruption comes is kept.
 		r, err := write(s, g)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		sum.Records = append(sum.Records, r)
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(s, r))
+		return r, nil, err
+	}, func(i int, r *Record) error {
+		if r != nil {
+			sum.Records = append(sum.Records, r)
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(sum.ToDo[i], r))
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return sum.Stopped
+	sum.Stopped = stop
+	return stop
 }
 
 // progressLine describes a generated sample.

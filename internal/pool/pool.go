@@ -59,3 +59,49 @@ func Map[R any](ctx context.Context, jobs, n int, work func(ctx context.Context,
 func Each(ctx context.Context, jobs, n int, work func(ctx context.Context, i int) error) error {
 	return Map(ctx, jobs, n, func(ctx context.Context, i int) (struct{}, error) { return struct{}{}, work(ctx, i) }, nil)
 }
+
+// MapUntil is Map for work that may end the whole job cleanly, as a run
+// budget reached does: work returns a stop error for that. The first stop
+// is kept, no new index starts, the calls under way finish and are handed
+// to done like every call that returned no error (with a stop, work may
+// return a zero result: done sees it), and MapUntil returns the stop with a
+// nil err. A stop returned after ctx ended is ctx's error, not a stop. An
+// err stops the rest at once, as in Map.
+func MapUntil[R any](ctx context.Context, jobs, n int, work func(ctx context.Context, i int) (r R, stop, err error), done func(i int, r R) error) (stop, err error) {
+	var mu sync.Mutex // guards stop
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return stop != nil
+	}
+	type result struct {
+		r   R
+		ran bool
+	}
+	err = Map(ctx, jobs, n, func(ctx context.Context, i int) (result, error) {
+		if stopped() {
+			return result{}, nil
+		}
+		r, s, err := work(ctx, i)
+		if err != nil {
+			return result{}, err
+		}
+		if s != nil && ctx.Err() == nil {
+			mu.Lock()
+			if stop == nil {
+				stop = s
+			}
+			mu.Unlock()
+		}
+		return result{r, true}, nil
+	}, func(i int, r result) error {
+		if !r.ran || done == nil {
+			return nil
+		}
+		return done(i, r.r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return stop, nil
+}

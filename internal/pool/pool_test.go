@@ -92,3 +92,47 @@ func TestMapInterruptedReturnsTheContextsError(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled, "an interruption, not the work's own failure")
 	require.LessOrEqual(t, started.Load(), int32(5), "no new work after the interruption")
 }
+
+func TestMapUntilAStopEndsTheJobCleanly(t *testing.T) {
+	budget := errors.New("run budget reached")
+	var started atomic.Int32
+	var got []int
+	stop, err := MapUntil(context.Background(), 1, 10, func(ctx context.Context, i int) (int, error, error) {
+		started.Add(1)
+		if i == 3 {
+			return 30, budget, nil // the work finished before the budget ran out is handed over
+		}
+		return i * 10, nil, nil
+	}, func(i, r int) error {
+		got = append(got, r)
+		return nil
+	})
+	require.NoError(t, err)
+	require.ErrorIs(t, stop, budget)
+	require.Equal(t, []int{0, 10, 20, 30}, got)
+	require.Equal(t, int32(4), started.Load(), "nothing starts after the stop")
+
+	// Two stops: the first is kept; a failure wins over a stop.
+	first, second := errors.New("first"), errors.New("second")
+	stop, err = MapUntil(context.Background(), 1, 5, func(ctx context.Context, i int) (int, error, error) {
+		switch i {
+		case 0:
+			return 0, first, nil
+		case 1:
+			return 0, second, nil
+		}
+		return i, nil, nil
+	}, nil)
+	require.NoError(t, err)
+	require.Equal(t, first, stop)
+
+	boom := errors.New("boom")
+	stop, err = MapUntil(context.Background(), 1, 5, func(ctx context.Context, i int) (int, error, error) {
+		if i == 1 {
+			return 0, nil, boom
+		}
+		return i, nil, nil
+	}, nil)
+	require.ErrorIs(t, err, boom)
+	require.NoError(t, stop)
+}

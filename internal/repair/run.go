@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/gen"
@@ -151,41 +150,30 @@ func stale(prev, first *gen.Record, o Options) string {
 // repaired are left unfinished, sum.Stopped holds the error, also
 // returned); a fatal provider error or the end of ctx stops it at once.
 func Execute(ctx context.Context, o Options, sum *Summary) error {
-	var mu sync.Mutex
-	stopped := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return sum.Stopped != nil
-	}
-	err := pool.Each(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) error {
-		if stopped() {
-			return nil
-		}
+	stop, err := pool.MapUntil(ctx, o.Jobs, len(sum.ToDo), func(ctx context.Context, i int) (*gen.Record, error, error) {
 		j := sum.ToDo[i]
 		r, err := repairOne(ctx, o, j)
 		if err != nil && ctx.Err() == nil && errors.Is(err, llm.ErrBudgetExceeded) {
-			mu.Lock()
-			if sum.Stopped == nil {
-				sum.Stopped = err
-			}
-			mu.Unlock()
-			return nil
+			return nil, err, nil
 		}
 		if err != nil {
-			return fmt.Errorf("repairing %s, %s sample %d: %w", j.Task.ID, j.Model.Slug, j.Index, err)
+			return nil, nil, fmt.Errorf("repairing %s, %s sample %d: %w", j.Task.ID, j.Model.Slug, j.Index, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		sum.Records = append(sum.Records, r)
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(j, o.Mode, r))
+		return r, nil, nil
+	}, func(i int, r *gen.Record) error {
+		if r != nil {
+			sum.Records = append(sum.Records, r)
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "[%d/%d] %s\n", len(sum.Records), len(sum.ToDo), progressLine(sum.ToDo[i], o.Mode, r))
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return sum.Stopped
+	sum.Stopped = stop
+	return stop
 }
 
 // repairOne repairs one page and writes it.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
+
+	"github.com/worldprobe/worldprobe/internal/pagescript"
 )
 
 // specLoc is one module specifier string literal in a source file.
@@ -159,7 +161,7 @@ func (v *specVisitor) add(tok []byte) {
 	if v.err != nil || len(tok) < 2 {
 		return
 	}
-	off := locate(v.buf, tok)
+	off := pagescript.Offset(v.buf, tok, 0)
 	if off < 0 {
 		v.err = fmt.Errorf("locate specifier %s in source", tok)
 		return
@@ -173,26 +175,6 @@ func (v *specVisitor) add(tok []byte) {
 		return // escapes in a specifier: leave it to the browser
 	}
 	v.a.specs = append(v.a.specs, specLoc{start: off, end: off + len(tok), value: inner, quote: q})
-}
-
-// locate returns the offset in buf of tok, a sub-slice of buf, or -1. It
-// looks at each place where tok's bytes occur in buf and compares
-// addresses, so it needs no package unsafe.
-func locate(buf, tok []byte) int {
-	if len(tok) == 0 {
-		return -1
-	}
-	for from := 0; from < len(buf); {
-		i := bytes.Index(buf[from:], tok)
-		if i < 0 {
-			return -1
-		}
-		if off := from + i; &buf[off] == &tok[0] {
-			return off
-		}
-		from += i + 1
-	}
-	return -1
 }
 
 func sortSpecs(s []specLoc) {
