@@ -277,7 +277,7 @@ var celKeywords = map[string]bool{"true": true, "false": true, "null": true, "in
 // notSnapshots may not name a snapshot, which becomes a CEL variable: the
 // other variables and CEL's reserved identifiers.
 var notSnapshots = map[string]bool{
-	VarState: true, VarTrace: true, VarParams: true, VarFrame: true, VarTime: true,
+	VarState: true, VarTrace: true, VarParams: true, VarFrame: true, VarTime: true, VarFrameTime: true,
 	"as": true, "break": true, "const": true, "continue": true, "else": true, "for": true, "function": true,
 	"if": true, "import": true, "let": true, "loop": true, "package": true, "namespace": true,
 	"return": true, "var": true, "void": true, "while": true,

@@ -28,6 +28,10 @@ const (
 	VarParams = "params" // map of task parameter values
 	VarFrame  = "frame"  // frames stepped since the page (re)loaded
 	VarTime   = "t"      // virtual seconds since the page (re)loaded
+	// VarFrameTime is the virtual seconds one frame lasts (1 / fps). A page
+	// may count its clock from load or from its first animation frame; an
+	// assertion accepts both with approx(x, t, e) || approx(x, t - dt, e).
+	VarFrameTime = "dt"
 )
 
 // Observation functions read the live page; the rest of the library is pure.
@@ -144,7 +148,7 @@ var (
 )
 
 // Env returns the base CEL environment of assertions: the variables s,
-// trace, params, frame and t, cross-type numeric comparisons, and the
+// trace, params, frame, t and dt, cross-type numeric comparisons, and the
 // StateProbe library. It is built once; probes extend it with their
 // snapshot names.
 func Env() (*cel.Env, error) {
@@ -155,6 +159,7 @@ func Env() (*cel.Env, error) {
 			cel.Variable(VarParams, cel.MapType(cel.StringType, cel.DynType)),
 			cel.Variable(VarFrame, cel.DynType), // an int at run time
 			cel.Variable(VarTime, cel.DynType),  // a double at run time
+			cel.Variable(VarFrameTime, cel.DynType),
 			cel.CrossTypeNumericComparisons(true),
 			cel.EnableMacroCallTracking(),
 			cel.Lib(lib{}),

@@ -589,10 +589,11 @@ func (x *exec) assert(a *Assertion) error {
 // infrastructure error, never the assertion's.
 func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
 	vars := map[string]any{
-		VarTrace:  pr.traces,
-		VarParams: pr.params,
-		VarFrame:  int64(pr.page.Frame()),
-		VarTime:   float64(pr.page.Frame()) / pr.page.FPS(),
+		VarTrace:     pr.traces,
+		VarParams:    pr.params,
+		VarFrame:     int64(pr.page.Frame()),
+		VarTime:      float64(pr.page.Frame()) / pr.page.FPS(),
+		VarFrameTime: 1 / pr.page.FPS(),
 	}
 	for k, v := range pr.snapshots {
 		vars[k] = v

@@ -221,7 +221,7 @@ probes:
       - reload: {}
       - assert: "!s.paused && frame == 1"
       - step: 2
-      - assert: frame == 3 && approx(t, 3.0 / 60.0, 1e-12)
+      - assert: frame == 3 && approx(t, 3.0 / 60.0, 1e-12) && approx(dt, 1.0 / 60.0, 1e-12) && approx(t - dt, 2.0 / 60.0, 1e-12)
 `, o, Options{})
 	for _, v := range res.Verdicts {
 		require.Equal(t, StatusPass, v.Status, v.Expr+": "+v.Message)

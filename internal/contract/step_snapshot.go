@@ -10,7 +10,7 @@ func init() {
 		Kind: StepSnapshot, Order: 10,
 		Example: "`snapshot: before`",
 		Doc: "reads `__3D_STATE__` and keeps it as the CEL variable `before`. Names are identifiers, unique in the probe, " +
-			"not `s`, `trace`, `params`, `frame`, `t` or a CEL keyword. An assertion may only name snapshots taken before it.",
+			"not `s`, `trace`, `params`, `frame`, `t`, `dt` or a CEL keyword. An assertion may only name snapshots taken before it.",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			name, ok := p.str(v, c.what)
 			if ok {

@@ -17,6 +17,8 @@
   const ArrayIsArray = Array.isArray;
   const ArrayBufferIsView = ArrayBuffer.isView;
   const JSONStringify = JSON.stringify;
+  const FunctionToString = Function.prototype.toString;
+  const RegExpTest = RegExp.prototype.test;
   const NumberIsFinite = Number.isFinite;
   const MathFround = Math.fround;
   const RealDate = Date;
@@ -1223,8 +1225,27 @@
     }
     return null;
   }
+  // hex is a THREE.Color as #rrggbb, rounded to the nearest byte. three.js
+  // up to r151 truncates in getHex (r128: this.r * 255 << 16), so
+  // setHSL(1/6, 1, 0.5) reads #feff00 there and #ffff00 in later versions;
+  // for those the components are rounded here instead: the sRGB ones from
+  // getRGB where the version has colour management (r139+; a no-op in its
+  // legacy mode), the page's own values before that. Later versions round
+  // (and convert to sRGB) in getHex itself.
   function hex(c) {
     if (!c || typeof c.getHex !== 'function') return '';
+    let truncates = false;
+    try { truncates = !ReflectApply(RegExpTest, /round/, [ReflectApply(FunctionToString, c.getHex, [])]); } catch (e) { /* a native or hostile getHex */ }
+    if (truncates) {
+      let rgb = c;
+      if (typeof c.getRGB === 'function') {
+        try { rgb = c.getRGB({ r: 0, g: 0, b: 0 }, 'srgb'); } catch (e) { rgb = c; }
+      }
+      if (rgb && typeof rgb.r === 'number' && typeof rgb.g === 'number' && typeof rgb.b === 'number') {
+        const byte = (v) => MathRound((v < 0 ? 0 : v > 1 ? 1 : v) * 255);
+        return '#' + ((byte(rgb.r) << 16 | byte(rgb.g) << 8 | byte(rgb.b)) >>> 0).toString(16).padStart(6, '0');
+      }
+    }
     return '#' + (c.getHex() >>> 0).toString(16).padStart(6, '0');
   }
   function objectInfo(name) {

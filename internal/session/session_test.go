@@ -421,3 +421,23 @@ func TestInputLedgerWant(t *testing.T) {
 	require.Equal(t, map[string]int{"mousemove": 5, "mousedown": 2, "keydown": 1}, l.want(),
 		"moves sent back to back may arrive as one event; the others are counted one for one")
 }
+
+// TestObjectColoursRoundInEveryThreeVersion: an object's colour is the
+// nearest #rrggbb whatever three.js draws it: r128 and r149 truncate in
+// getHex (hue 1/6 at full saturation read #feff00 there), r170 rounds and
+// converts from its linear working space.
+func TestObjectColoursRoundInEveryThreeVersion(t *testing.T) {
+	ctx := context.Background()
+	for _, page := range []string{"classic-0.128.0.html", "classic-0.149.0.html", "module-0.170.0.html"} {
+		t.Run(page, func(t *testing.T) {
+			s := open(t, filepath.Join("testdata", "colors", page))
+			_, err := s.Step(ctx, 2, true)
+			require.NoError(t, err)
+			for name, want := range map[string]string{"light": "#ffff00", "teal": "#00ffff", "grey": "#336699"} {
+				o, err := s.Object(ctx, name)
+				require.NoError(t, err)
+				require.Equal(t, want, o.Color, name)
+			}
+		})
+	}
+}
