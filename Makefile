@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium browser-user web build demo demo-full check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
@@ -58,6 +58,14 @@ demo-full: setup
 	rm -rf out/demo-full out/demo-full-variants
 	./$(BIN) suite perturb suites/starter --variants 1 --seed 1 --out out/demo-full-variants
 	./$(BIN) run suites/starter --variants out/demo-full-variants --oracle --fixtures --out out/demo-full
+
+## bench-starter: the two recorded models of examples/demo-gen over the whole
+## starter suite, beside the references: one command from models to leaderboard
+## (gen --replay, offline, then run; out/bench-starter/run/report.html)
+bench-starter: setup
+	rm -rf out/bench-starter
+	./$(BIN) bench-models suites/starter --oracle \
+		--model openai/demo-model-a --model anthropic/demo-model-b --replay examples/demo-gen/recordings --out out/bench-starter
 
 ## check-suite: 'task check' every starter task (reference ×3, fixtures), no mutants
 check-suite: setup

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
 // The recorded generation leg of make demo (examples/demo-gen/README.md).
@@ -37,48 +39,77 @@ func demoTasks(t *testing.T) []string {
 	return strings.Split(strings.TrimSpace(string(m[1])), ",")
 }
 
-// demoProvider answers each demo task's prompt with examples/demo-gen's
-// reply of model (by its folder, model-a or model-b), in the provider's
-// own wire format; tokens are text lengths / 4.
+// demoReply is one task's recorded answer: the reply, and when the model
+// was cut off by its output limit, the rest it wrote when asked to go on.
+type demoReply struct{ first, rest string }
+
+// demoProvider answers each task's prompt with examples/demo-gen's reply
+// of model (by its folder, model-a or model-b), in the provider's own wire
+// format; tokens are text lengths / 4. A task with a <task>.continued.md
+// beside its <task>.md is answered in two turns: <task>.md cut off by the
+// output limit, then, asked to continue, <task>.continued.md.
 func demoProvider(t *testing.T, wire, model string, tasks []*task.Task) *httptest.Server {
 	t.Helper()
-	replies := map[string]string{}
+	replies := map[string]demoReply{}
 	for _, tk := range tasks {
 		pr, err := tk.Prompt()
 		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(demoGenDir, "replies", model, filepath.Base(tk.ID)+".md"))
+		base := filepath.Join(demoGenDir, "replies", model, filepath.Base(tk.ID))
+		b, err := os.ReadFile(base + ".md")
 		require.NoError(t, err)
-		replies[pr] = string(b)
+		r := demoReply{first: string(b)}
+		if b, err := os.ReadFile(base + ".continued.md"); err == nil {
+			r.rest = string(b)
+		}
+		replies[pr] = r
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(raw, &body))
 		var prompt string
+		turns := 0 // the model's earlier turns sent back: 1 when asked to continue
 		for _, m := range body["messages"].([]any) {
-			if mm := m.(map[string]any); mm["role"] == "user" {
-				prompt = text(mm["content"])
+			switch mm := m.(map[string]any); mm["role"] {
+			case "user":
+				if prompt == "" {
+					prompt = text(mm["content"])
+				}
+			case "assistant":
+				turns++
 			}
 		}
-		reply, ok := replies[prompt]
-		if !ok {
-			t.Errorf("%s: a prompt of no demo task: %.200q", wire, prompt)
+		rec, ok := replies[prompt]
+		if !ok || turns > 1 || (turns == 1 && rec.rest == "") {
+			t.Errorf("%s: a prompt of no task, or a continuation of a reply that was not cut off: %.200q", wire, prompt)
 			http.Error(w, `{"error":{"message":"unknown prompt"}}`, http.StatusBadRequest)
 			return
+		}
+		reply, cut := rec.first, rec.rest != ""
+		if turns == 1 {
+			reply, cut = rec.rest, false
 		}
 		in, out := len(raw)/4, len(reply)/4
 		var v any
 		if wire == "openai" {
+			finish := "stop"
+			if cut {
+				finish = "length"
+			}
 			v = map[string]any{
 				"id": "chatcmpl-demo", "object": "chat.completion", "created": 1764633600, "model": "demo-model-a",
-				"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "logprobs": nil,
+				"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "logprobs": nil,
 					"message": map[string]any{"role": "assistant", "content": reply, "refusal": nil}}},
 				"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
 			}
 		} else {
+			stop := "end_turn"
+			if cut {
+				stop = "max_tokens"
+			}
 			v = map[string]any{
 				"id": "msg_demo", "type": "message", "role": "assistant", "model": "demo-model-b",
-				"content": []any{map[string]any{"type": "text", "text": reply}}, "stop_reason": "end_turn", "stop_sequence": nil,
+				"content": []any{map[string]any{"type": "text", "text": reply}}, "stop_reason": stop, "stop_sequence": nil,
 				"usage": map[string]any{"input_tokens": in, "output_tokens": out},
 			}
 		}
@@ -89,44 +120,29 @@ func demoProvider(t *testing.T, wire, model string, tasks []*task.Task) *httptes
 	return srv
 }
 
-// TestDemoRecordings: make demo's generation leg replays, with no models
-// file, no key and no network, exactly the calls gen makes today for
-// DEMO_TASKS, and each answer is the reply in examples/demo-gen/replies.
-// With -update it records them again through a local stand-in provider.
+// TestDemoRecordings: the recorded models replay, with no models file, no
+// key and no network, exactly the calls gen makes today for every starter
+// task and for the Robust variants make demo judges, and each answer is the
+// reply in examples/demo-gen/replies. With -update it records them again
+// through a local stand-in provider.
 func TestDemoRecordings(t *testing.T) {
 	ids := demoTasks(t)
-	all, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
+	starter := filepath.Join("..", "..", "suites", "starter")
+	tasks, err := task.LoadSuite(starter)
 	require.NoError(t, err)
-	var tasks []*task.Task
-	for _, tk := range all {
-		for _, id := range ids {
-			if tk.ID == id {
-				tasks = append(tasks, tk)
-			}
-		}
-	}
-	require.Len(t, tasks, len(ids))
+	require.Len(t, tasks, 31, "every starter task has a recorded answer of each model")
 	ctx := context.Background()
 	// The Robust variants make demo judges, written as make demo writes them.
 	variants := filepath.Join(t.TempDir(), "variants")
-	code, _, stderr := executeIn(ctx, nil, "suite", "perturb", filepath.Join("..", "..", "suites", "starter"),
+	code, _, stderr := executeIn(ctx, nil, "suite", "perturb", starter,
 		"--task", strings.Join(ids, ","), "--variants", "1", "--seed", "1", "--out", variants)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
 	vtasks, err := task.LoadSuite(variants)
 	require.NoError(t, err)
 	require.Len(t, vtasks, len(ids))
 	tasks = append(tasks, vtasks...)
-	for _, v := range vtasks {
-		ids = append(ids, v.ID)
-	}
 	recordings := filepath.Join(demoGenDir, "recordings")
-	// As the Makefile does: the task folders and the variants folder.
-	var sources []string
-	for _, id := range ids[:len(ids)-len(vtasks)] {
-		sources = append(sources, filepath.Join("..", "..", "suites", "starter", filepath.FromSlash(id)))
-	}
-	sources = append(sources, variants)
-	var taskArgs []string
+	sources := []string{starter, variants}
 
 	if *update {
 		a := demoProvider(t, "openai", "model-a", tasks)
@@ -140,17 +156,14 @@ func TestDemoRecordings(t *testing.T) {
 `), 0o644))
 		fresh := filepath.Join(t.TempDir(), "recordings")
 		out := t.TempDir()
-		{
-			args := append(append([]string{"gen"}, sources...), append([]string{"--model", demoModelA, "--model", demoModelB,
-				"--models", models, "--record", fresh, "--out", out}, taskArgs...)...)
-			code, _, stderr := executeIn(ctx, map[string]string{"OPENAI_API_KEY": genSecret, "ANTHROPIC_API_KEY": genSecret}, args...)
-			require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-		}
+		args := append(append([]string{"gen"}, sources...), "--model", demoModelA, "--model", demoModelB,
+			"--models", models, "--record", fresh, "--out", out)
+		code, _, stderr := executeIn(ctx, map[string]string{"OPENAI_API_KEY": genSecret, "ANTHROPIC_API_KEY": genSecret}, args...)
+		require.Equal(t, ExitOK, code, "stderr: %s", stderr)
 		// A stand-in answers in a millisecond: give each call the time a
 		// model writing 40 tokens a second would take, so TEM reads true.
 		files, err := filepath.Glob(filepath.Join(fresh, "*", "*.json"))
 		require.NoError(t, err)
-		require.Len(t, files, 2*len(ids))
 		for _, f := range files {
 			var rec llm.Recording
 			b, err := os.ReadFile(f)
@@ -167,34 +180,48 @@ func TestDemoRecordings(t *testing.T) {
 
 	// Replay as make demo does: no models file, no key.
 	out := t.TempDir()
-	{
-		args := append(append([]string{"gen"}, sources...), append([]string{"--model", demoModelA, "--model", demoModelB,
-			"--replay", recordings, "--out", out}, taskArgs...)...)
-		code, _, stderr := executeIn(ctx, map[string]string{}, args...)
-		require.Equal(t, ExitOK, code, "the demo's recordings are stale (a brief, an interface or the generation prompt changed): "+
-			"run go test ./internal/cli -run TestDemoRecordings -update\nstderr: %s", stderr)
-	}
-	var pages []string
-	for _, slug := range []string{"openai-demo-model-a", "anthropic-demo-model-b"} {
-		for _, id := range ids {
-			p := filepath.Join(out, slug, "sample-1", id, "index.html")
-			_, err := os.Stat(p)
-			require.NoError(t, err, "gen wrote %s", p)
-			pages = append(pages, filepath.Join(slug, id))
+	args := append(append([]string{"gen"}, sources...), "--model", demoModelA, "--model", demoModelB,
+		"--replay", recordings, "--out", out)
+	code, _, stderr = executeIn(ctx, map[string]string{}, args...)
+	require.Equal(t, ExitOK, code, "the recordings are stale (a brief, an interface or the generation prompt changed): "+
+		"run go test ./internal/cli -run TestDemoRecordings -update\nstderr: %s", stderr)
+	calls := 0
+	for _, m := range []struct{ slug, folder string }{{"openai-demo-model-a", "model-a"}, {"anthropic-demo-model-b", "model-b"}} {
+		for _, tk := range tasks {
+			base := filepath.Join(demoGenDir, "replies", m.folder, filepath.Base(tk.ID))
+			reply, err := os.ReadFile(base + ".md")
+			require.NoError(t, err)
+			turns := 1
+			if rest, err := os.ReadFile(base + ".continued.md"); err == nil {
+				reply, turns = append(reply, rest...), 2
+			}
+			calls += turns
+			dir := filepath.Join(out, m.slug, "sample-1", tk.ID)
 			var rec struct {
 				Status    string  `json:"status"`
+				Turns     int     `json:"turns"`
 				CostUSD   float64 `json:"cost_usd"`
 				LatencyMs float64 `json:"latency_ms"`
 			}
-			b, err := os.ReadFile(filepath.Join(filepath.Dir(p), "gen.json"))
-			require.NoError(t, err)
+			b, err := os.ReadFile(filepath.Join(dir, "gen.json"))
+			require.NoError(t, err, "gen recorded %s", dir)
 			require.NoError(t, json.Unmarshal(b, &rec))
-			require.Greater(t, rec.CostUSD, 0.0, "%s is priced", p)
-			require.Greater(t, rec.LatencyMs, 10_000.0, "%s took a model's time", p)
+			require.Equal(t, turns, rec.Turns, "%s: turns", dir)
+			require.Greater(t, rec.CostUSD, 0.0, "%s is priced", dir)
+			require.Greater(t, rec.LatencyMs, 1000.0, "%s took a model's time", dir)
+			_, err = os.Stat(filepath.Join(dir, "index.html"))
+			if strings.Contains(strings.ToLower(string(reply)), "</html>") {
+				require.Equal(t, "done", rec.Status, dir)
+				require.NoError(t, err, "gen wrote the page of %s", dir)
+			} else {
+				require.Equal(t, "failed", rec.Status, "%s: a reply with no page is a failed sample", dir)
+				require.ErrorIs(t, err, os.ErrNotExist, dir)
+			}
 		}
 	}
-	sort.Strings(pages)
-	require.Len(t, pages, 2*len(ids))
+	files, err := filepath.Glob(filepath.Join(recordings, "*", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, calls, "one recording per call, none left over")
 }
 
 // TestBenchModelsReplaysAndJudges: one command from two (recorded) models to
@@ -256,4 +283,70 @@ func TestBenchModelsOneSuite(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, starter, suite)
 	require.Nil(t, ids, "one folder is run's SUITE as it is")
+}
+
+// TestBenchModelsOverTheStarterSuite: the one command from two recorded
+// models to a leaderboard over the whole starter suite (make
+// bench-starter), every trial's verdict as testdata/starter-bench.golden
+// says (-update writes it); slow: 93 trials.
+func TestBenchModelsOverTheStarterSuite(t *testing.T) {
+	testenv.Slow(t)
+	out := t.TempDir()
+	ctx := context.Background()
+	code, stdout, stderr := executeIn(ctx, nil, "bench-models", filepath.Join("..", "..", "suites", "starter"),
+		"--model", demoModelA, "--model", demoModelB, "--replay", filepath.Join(demoGenDir, "recordings"),
+		"--oracle", "--out", out, "--web", webDir(t))
+	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
+	require.Contains(t, stdout, "93 trials (93 run, 0 kept)")
+
+	var lines []string
+	files, err := filepath.Glob(filepath.Join(out, "run", "trials", "*", "result.json"))
+	require.NoError(t, err)
+	for _, f := range files {
+		var r struct {
+			Task, Model, Outcome, Attribution string
+			CrashKind                         string  `json:"crash_kind"`
+			Pass                              bool    `json:"pass"`
+			VCov                              float64 `json:"v_cov"`
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &r))
+		lines = append(lines, fmt.Sprintf("%-24s %-30s %-6s %-16s pass=%-5v v_cov=%.3f %s",
+			r.Model, r.Task, r.Outcome, r.CrashKind, r.Pass, r.VCov, r.Attribution))
+	}
+	sort.Strings(lines)
+	var board struct {
+		Rows []struct {
+			Model     string  `json:"model"`
+			Trials    int     `json:"trials"`
+			Pass1     float64 `json:"pass_at_1"`
+			VCov      float64 `json:"v_cov"`
+			Economics struct {
+				RoA struct{ Value *float64 } `json:"roa"`
+				TEM struct{ Value *float64 } `json:"tem"`
+			} `json:"economics"`
+		} `json:"rows"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "run", "leaderboard.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &board))
+	for _, r := range board.Rows {
+		roa, tem := "-", "-"
+		if v := r.Economics.RoA.Value; v != nil {
+			roa = fmt.Sprintf("%.4g", *v)
+		}
+		if v := r.Economics.TEM.Value; v != nil {
+			tem = fmt.Sprintf("%.4g", *v)
+		}
+		lines = append(lines, fmt.Sprintf("leaderboard %-24s trials=%d pass@1=%.3f v_cov=%.3f roa=%s tem=%s", r.Model, r.Trials, r.Pass1, r.VCov, roa, tem))
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	golden := filepath.Join("testdata", "starter-bench.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
 }
