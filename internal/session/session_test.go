@@ -433,7 +433,7 @@ func TestObjectColoursRoundInEveryThreeVersion(t *testing.T) {
 			s := open(t, filepath.Join("testdata", "colors", page))
 			_, err := s.Step(ctx, 2, true)
 			require.NoError(t, err)
-			for name, want := range map[string]string{"light": "#ffff00", "teal": "#00ffff", "grey": "#336699"} {
+			for name, want := range map[string]string{"light": "#ffff00", "teal": "#00ffff", "blue": "#336699"} {
 				o, err := s.Object(ctx, name)
 				require.NoError(t, err)
 				require.Equal(t, want, o.Color, name)
