@@ -63,6 +63,11 @@ type Config struct {
 	// injected instead (e.g. a frame counter).
 	Plain  bool
 	Script string
+	// Preludes are scripts evaluated in every new document after the
+	// runtime and before any script of the page, in order: an emulated XR
+	// device (internal/xr) that must replace navigator.xr before the page
+	// probes it. A restart injects them again, after the new runtime.
+	Preludes []string
 	// RealTime injects the runtime with a real clock (see pageenv.Config);
 	// only benchmarks use it.
 	RealTime bool
@@ -123,6 +128,8 @@ type Session struct {
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
 	scriptID page.ScriptIdentifier
+	// preludeIDs identify the injected Config.Preludes.
+	preludeIDs []page.ScriptIdentifier
 	// buttonHeld: a Press has put the left button down and no Release has
 	// let it up; heldAt is where the pointer was last moved with it.
 	buttonHeld bool
@@ -293,6 +300,16 @@ func (s *Session) prepare(ctx context.Context) error {
 			s.scriptID = res.Identifier
 			return err
 		}},
+		{"injecting the preludes", func() error {
+			for _, src := range s.cfg.Preludes {
+				res, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+				if err != nil {
+					return err
+				}
+				s.preludeIDs = append(s.preludeIDs, res.Identifier)
+			}
+			return nil
+		}},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -378,9 +395,12 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if err != nil {
 		return err
 	}
-	if s.scriptID != "" {
+	for _, id := range append([]page.ScriptIdentifier{s.scriptID}, s.preludeIDs...) {
+		if id == "" {
+			continue
+		}
 		if _, err := call(ctx, s, "removing the runtime", page.RemoveScriptToEvaluateOnNewDocument,
-			page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: s.scriptID}); err != nil {
+			page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id}); err != nil {
 			return err
 		}
 	}
@@ -389,6 +409,14 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 		return err
 	}
 	s.scriptID = res.Identifier
+	s.preludeIDs = s.preludeIDs[:0]
+	for _, src := range s.cfg.Preludes {
+		res, err := call(ctx, s, "injecting a prelude", page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		if err != nil {
+			return err
+		}
+		s.preludeIDs = append(s.preludeIDs, res.Identifier)
+	}
 	if _, err := call(ctx, s, "clearing storage", storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
 		return err
 	}

@@ -441,3 +441,25 @@ func TestObjectColoursRoundInEveryThreeVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestPreludesRunAfterTheRuntimeBeforeThePage: a prelude sees the runtime
+// (the virtual clock at 0) and the page sees what the prelude left, also
+// after a restart, which injects the runtime anew.
+func TestPreludesRunAfterTheRuntimeBeforeThePage(t *testing.T) {
+	require.NoError(t, setupErr, "run 'make setup'")
+	ctx := context.Background()
+	prelude := `window.__preludeSaw = { runtime: Object.prototype.hasOwnProperty.call(window, '__wp'), now: performance.now() };`
+	s, err := Open(ctx, testBrowser, testResolver, filepath.Join("testdata", "prelude.html"),
+		Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 20 * time.Second, Preludes: []string{prelude}})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	want := `{"prelude":{"runtime":true,"now":0}}`
+	for _, restart := range []bool{false, true} {
+		if restart {
+			require.NoError(t, s.Restart(ctx, 30))
+		}
+		raw, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		require.JSONEq(t, want, string(raw.JSON), "restarted: %v", restart)
+	}
+}

@@ -1,0 +1,69 @@
+package xr
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/worldprobe/worldprobe/internal/resolve"
+)
+
+// IWERURL is the IWER build the prelude installs. The resolver serves it
+// from web/node_modules, as it would serve a page that loads it itself.
+const IWERURL = "https://unpkg.com/iwer@2.5.0/build/iwer.min.js"
+
+// DeviceGlobal is the window property that holds the emulated device
+// (IWER's XRDevice) for the harness; it is not enumerable.
+const DeviceGlobal = "__wpXR"
+
+// Profiles are IWER's device configurations a session may emulate.
+var Profiles = []string{"metaQuest3", "metaQuest2", "metaQuestPro", "oculusQuest1"}
+
+// Options configure the emulated device.
+type Options struct {
+	// Profile is one of Profiles; "" is metaQuest3.
+	Profile string
+}
+
+// Prelude returns the script that installs IWER's emulated headset in the
+// top document: navigator.xr becomes IWER's (forceInstall, since
+// Chromium's own navigator.xr on the loopback origin reports no headset),
+// a session the page offers (three's VRButton calls offerSession) is
+// granted at once, so no click is needed, and the device is kept at
+// window[DeviceGlobal] for the harness to drive.
+func Prelude(res *resolve.Resolver, o Options) (string, error) {
+	profile := o.Profile
+	if profile == "" {
+		profile = "metaQuest3"
+	}
+	if !slices.Contains(Profiles, profile) {
+		return "", fmt.Errorf("xr: unknown device profile %q (one of %v)", profile, Profiles)
+	}
+	r, ok, err := res.Resolve(IWERURL)
+	if err != nil || !ok {
+		return "", fmt.Errorf("xr: resolving %s (run 'make setup' to vendor iwer): ok=%v: %w", IWERURL, ok, err)
+	}
+	lib := r.Body
+	if lib == nil {
+		if lib, err = os.ReadFile(r.File); err != nil {
+			return "", fmt.Errorf("xr: reading IWER: %w", err)
+		}
+	}
+	return string(lib) + "\n;(function () {\n" +
+		"  if (window !== window.top || typeof IWER === 'undefined' || window." + DeviceGlobal + ") return;\n" +
+		"  const device = new IWER.XRDevice(IWER[" + strconv.Quote(profile) + "]);\n" +
+		"  device.installRuntime({ forceInstall: true });\n" +
+		"  const xr = navigator.xr;\n" +
+		"  if (xr && typeof xr.offerSession === 'function') {\n" +
+		"    const offer = xr.offerSession;\n" +
+		"    // An offered session is accepted as a user would, once the offer is made.\n" +
+		"    xr.offerSession = function () {\n" +
+		"      const p = offer.apply(this, arguments);\n" +
+		"      Promise.resolve().then(() => { if (device.sessionOffered) device.grantOfferedSession(); });\n" +
+		"      return p;\n" +
+		"    };\n" +
+		"  }\n" +
+		"  Object.defineProperty(window, " + strconv.Quote(DeviceGlobal) + ", { value: device, enumerable: false });\n" +
+		"})();\n", nil
+}
