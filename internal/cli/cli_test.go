@@ -188,3 +188,37 @@ func alive(pid int) bool {
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && f[0] != "Z"
 }
+
+// TestInspectXR: with --xr a three.js VR app that requests immersive-vr
+// at load presents from its first frame, its head at the headset's
+// standing height; without --xr it has no headset; an unknown headset is
+// a usage error.
+func TestInspectXR(t *testing.T) {
+	page := filepath.Join("..", "xr", "testdata", "three-vr.html")
+	type report struct {
+		Outcome string
+		State   struct {
+			Presenting bool
+			Frames     int
+			Head       []float64
+		}
+	}
+	code, out, errOut := execute(t, "inspect", "--json", "--frames", "10", "--xr", "metaQuest3", page)
+	require.Equal(t, ExitOK, code, "stderr: %s", errOut)
+	var r report
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "ok", r.Outcome)
+	require.True(t, r.State.Presenting)
+	require.Equal(t, 10, r.State.Frames, "an XR frame for every stepped frame")
+	require.InDelta(t, 1.6, r.State.Head[1], 1e-6)
+
+	code, out, errOut = execute(t, "inspect", "--json", "--frames", "10", page)
+	require.NotEqual(t, ExitUsage, code, "stderr: %s", errOut)
+	r = report{}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.False(t, r.State.Presenting, "no headset without --xr")
+
+	code, _, errOut = execute(t, "inspect", "--xr", "vision-pro", page)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `--xr "vision-pro": no such headset`)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/inspect"
 	"github.com/worldprobe/worldprobe/internal/pool"
+	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
 // InspectOptions are the flags of 'worldprobe inspect'.
@@ -26,6 +28,7 @@ type InspectOptions struct {
 	Screenshot string
 	JSON       bool
 	NoSkip     bool
+	XR         string
 	Pages      []string
 }
 
@@ -54,13 +57,19 @@ Chromium runs with its own sandbox (as the system user worldprobe-browser when
 worldprobe is root) and none of worldprobe's environment; --unsafe-no-sandbox
 turns the sandbox off where it cannot start, and the report says so.
 
+--xr PROFILE gives each page an emulated XR headset (IWER, vendored; metaQuest3,
+metaQuest2, metaQuestPro or oculusQuest1) installed before its scripts: the page's
+WebXR path runs with no headset and no click, its XR frames on the virtual clock
+(docs/xr.md).
+
 Interrupted (Ctrl-C), inspect still prints the pages that finished (with --json, an
 array of their reports) and names the pages it did not inspect.
 
 ` + exitStatusHelp("every page ends ok", "any does not (crash, timeout, ...)"),
 		Example: `  worldprobe inspect world.html
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
-  worldprobe inspect --screenshot shots/ examples/*/index.html`,
+  worldprobe inspect --screenshot shots/ examples/*/index.html
+  worldprobe inspect --xr metaQuest3 --json vr-app.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("inspect needs at least one PAGE")
@@ -83,6 +92,7 @@ array of their reports) and names the pages it did not inspect.
 	f.StringVar(&o.Screenshot, "screenshot", "", "write a PNG of each page's canvas into this folder")
 	f.BoolVar(&o.JSON, "json", false, "print one JSON document (an array for several pages)")
 	f.BoolVar(&o.NoSkip, "no-skip-draw", false, "draw every frame (for pages whose simulation needs the GPU)")
+	f.StringVar(&o.XR, "xr", "", "emulate this XR headset for each page (metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)")
 	return cmd
 }
 
@@ -96,6 +106,9 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	if o.Timeout <= 0 {
 		return usageErr("--timeout must be positive")
 	}
+	if o.XR != "" && !slices.Contains(xr.Profiles, o.XR) {
+		return usageErr("--xr %q: no such headset (one of %s)", o.XR, strings.Join(xr.Profiles, ", "))
+	}
 	w, h, err := o.size()
 	if err != nil {
 		return err
@@ -105,9 +118,17 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 		return err
 	}
 	defer b.Close()
+	var preludes []string
+	if o.XR != "" {
+		p, err := xr.Prelude(res, xr.Options{Profile: o.XR})
+		if err != nil {
+			return err
+		}
+		preludes = append(preludes, p)
+	}
 	in := &inspect.Inspector{Browser: b, Resolver: res, Options: inspect.Options{
 		Frames: o.Frames, FPS: o.FPS, Seed: o.Seed, Timeout: o.Timeout, GPUTime: o.GPUTime,
-		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot,
+		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot, Preludes: preludes,
 	}}
 	reports, err := inspectAll(ctx, in.Inspect, o.Pages, b.Jobs(), func(i int, r *inspect.Report) {
 		if len(o.Pages) > 1 {

@@ -52,6 +52,9 @@ type Options struct {
 	// ScreenshotDir, when set, receives <name>.png for each page.
 	ScreenshotDir string
 	Logger        *slog.Logger
+	// Preludes are injected before each page's scripts (session.Config):
+	// an emulated XR headset (internal/xr).
+	Preludes []string
 }
 
 // Defaults returns the documented defaults.
@@ -184,7 +187,7 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 	t0 := time.Now()
 	s, err := session.Open(ctx, in.Browser, in.Resolver, path, session.Config{
 		Seed: o.Seed, FPS: o.FPS, Width: o.Width, Height: o.Height, SkipDraw: o.SkipDraw, Logger: o.Logger,
-		CallTimeout: o.Timeout, GPUTimeout: o.GPUTime,
+		CallTimeout: o.Timeout, GPUTimeout: o.GPUTime, Preludes: o.Preludes,
 	})
 	rep.Timing.LoadMs = ms(time.Since(t0))
 	if err != nil {
