@@ -18,33 +18,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
-	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
 // One browser per test binary; every test gets fresh browser contexts.
-var (
-	testBrowser  *browser.Browser
-	testResolver *resolve.Resolver
-	setupErr     error
-)
+// shared is the browser and resolver of this package's tests.
+var shared testenv.Harness
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	code := func() int {
-		testBrowser, testResolver, setupErr = testenv.Start(2)
-		if testBrowser != nil {
-			defer testBrowser.Close()
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	testenv.RunMain(m, 2, &shared)
 }
 
 func inspector(t *testing.T, mod func(*Options)) *Inspector {
 	t.Helper()
-	require.NoError(t, setupErr, "browser or vendored packages missing: run 'make setup'")
 	o := Defaults()
 	o.Frames = 30
 	o.Timeout = 20 * time.Second
@@ -52,7 +40,7 @@ func inspector(t *testing.T, mod func(*Options)) *Inspector {
 	if mod != nil {
 		mod(&o)
 	}
-	return &Inspector{Browser: testBrowser, Resolver: testResolver, Options: o}
+	return &Inspector{Browser: shared.Browser, Resolver: shared.Resolver, Options: o}
 }
 
 func page(name string) string { return filepath.Join("testdata", "pages", name) }
@@ -411,7 +399,6 @@ func TestConsoleFloodIsCounted(t *testing.T) {
 // memory watchdog as page_crashed with cause memory, while a page judged
 // beside it in the same browser passes with the state hash it has alone.
 func TestMemoryHogEndsAloneAndTheNeighbourPasses(t *testing.T) {
-	require.NoError(t, setupErr, "run 'make setup'")
 	b, err := browser.Launch(context.Background(), browser.Options{Jobs: 2, Memory: browser.MemoryLimits{PerPage: 768 << 20}})
 	require.NoError(t, err)
 	defer b.Close()
@@ -472,7 +459,7 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.True(t, download, "blocked: %+v", r.Requests.Blocked)
 		require.Contains(t, r.Dialogs, session.Dialog{Type: "file_picker", Message: "showSaveFilePicker"})
 		home, _ := os.UserHomeDir()
-		for _, root := range []string{testBrowser.ProfileDir(), os.TempDir(), home} {
+		for _, root := range []string{shared.Browser.ProfileDir(), os.TempDir(), home} {
 			require.Empty(t, findNamed(root, 4, "worldprobe-download-canary.bin", "worldprobe-picker-canary.txt"), "under %s", root)
 		}
 	},

@@ -10,27 +10,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/browser"
-	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
-var (
-	testBrowser  *browser.Browser
-	testResolver *resolve.Resolver
-)
+// shared is the browser and resolver of this package's tests.
+var shared testenv.Harness
 
 func TestMain(m *testing.M) {
-	b, res, err := testenv.Start(2)
-	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(1)
-	}
-	testBrowser, testResolver = b, res
-	code := m.Run()
-	b.Close()
-	os.Exit(code)
+	testenv.RunMain(m, 2, &shared)
 }
 
 // starterTask copies a starter task into a folder the test may change,
@@ -62,7 +50,7 @@ func editedReference(t *testing.T, tk *task.Task, oldNew ...string) string {
 	return page
 }
 
-func domJudge() *DOMJudge { return &DOMJudge{Browser: testBrowser, Resolver: testResolver} }
+func domJudge() *DOMJudge { return &DOMJudge{Browser: shared.Browser, Resolver: shared.Resolver} }
 
 func verdictChecks(v *Verdict) []string {
 	var out []string
@@ -210,7 +198,7 @@ func TestDOMJudgeOverloadedMachine(t *testing.T) {
 		asked = append(asked, within)
 		return false
 	}}
-	d := &DOMJudge{Browser: testBrowser, Resolver: testResolver, Machine: busy}
+	d := &DOMJudge{Browser: shared.Browser, Resolver: shared.Resolver, Machine: busy}
 	_, err := Run(context.Background(), d, Candidate{Task: tk, Page: page})
 	require.ErrorIs(t, err, ErrOverloaded)
 	require.EqualError(t, err, "the machine was too overloaded to judge the page: it missed its 2s deadline 3 times with 4.0 load per core, and a blank page did not run within 10s either")

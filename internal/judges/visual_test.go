@@ -255,7 +255,7 @@ func TestVisualJudgeStopsOnFatalErrors(t *testing.T) {
 // nothing to show and no call.
 func TestVisualJudgeTakesAScreenshot(t *testing.T) {
 	f := newFakeOpenAI(t, answer{file: "gpt_fenced.md"})
-	j := &VisualJudge{Model: visualModel(t, f), ModelName: "openai/test-vlm", Browser: testBrowser, Resolver: testResolver}
+	j := &VisualJudge{Model: visualModel(t, f), ModelName: "openai/test-vlm", Browser: shared.Browser, Resolver: shared.Resolver}
 	tk := starterTask(t, "application/light-slider")
 	v, err := Run(context.Background(), j, Candidate{Key: "k", Task: tk, Page: tk.SolutionPath()})
 	require.NoError(t, err)

@@ -17,10 +17,9 @@ import (
 // and the warnings it logs: an idle wait that runs out its allowance says so.
 func openLogged(t *testing.T, page string) (*Session, *bytes.Buffer) {
 	t.Helper()
-	require.NoError(t, setupErr, "run 'make setup'")
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := Open(context.Background(), testBrowser, testResolver, page,
+	s, err := Open(context.Background(), shared.Browser, shared.Resolver, page,
 		Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 5 * time.Second, Logger: logger})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)

@@ -5,41 +5,27 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/pixel"
-	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/target"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
-var (
-	testBrowser  *browser.Browser
-	testResolver *resolve.Resolver
-	setupErr     error
-)
+// shared is the browser and resolver of this package's tests.
+var shared testenv.Harness
 
 func TestMain(m *testing.M) {
-	code := func() int {
-		testBrowser, testResolver, setupErr = testenv.Start(2)
-		if testBrowser != nil {
-			defer testBrowser.Close()
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	testenv.RunMain(m, 2, &shared)
 }
 
 func open(t *testing.T, page string) *Session {
 	t.Helper()
-	require.NoError(t, setupErr, "run 'make setup'")
-	s, err := Open(context.Background(), testBrowser, testResolver, page, Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 20 * time.Second})
+	s, err := Open(context.Background(), shared.Browser, shared.Resolver, page, Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 20 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	require.True(t, s.Loaded())
@@ -337,13 +323,12 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 // come into view are waited for only while they actually load, so no idle
 // wait runs out its allowance (which would be logged).
 func TestIdleWaitsFinish(t *testing.T) {
-	require.NoError(t, setupErr, "run 'make setup'")
 	for _, page := range []string{"late-script.html", "lazy.html", "lazy-js.html"} {
 		t.Run(page, func(t *testing.T) {
 			ctx := context.Background()
 			var logs bytes.Buffer
 			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			s, err := Open(ctx, testBrowser, testResolver, filepath.Join("testdata", "idle", page),
+			s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "idle", page),
 				Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 5 * time.Second, Logger: logger})
 			require.NoError(t, err)
 			defer s.Close()
@@ -446,10 +431,9 @@ func TestObjectColoursRoundInEveryThreeVersion(t *testing.T) {
 // (the virtual clock at 0) and the page sees what the prelude left, also
 // after a restart, which injects the runtime anew.
 func TestPreludesRunAfterTheRuntimeBeforeThePage(t *testing.T) {
-	require.NoError(t, setupErr, "run 'make setup'")
 	ctx := context.Background()
 	prelude := `window.__preludeSaw = { runtime: Object.prototype.hasOwnProperty.call(window, '__wp'), now: performance.now() };`
-	s, err := Open(ctx, testBrowser, testResolver, filepath.Join("testdata", "prelude.html"),
+	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "prelude.html"),
 		Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 20 * time.Second, Preludes: []string{prelude}})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
@@ -50,4 +51,28 @@ func Start(jobs int) (*browser.Browser, *resolve.Resolver, error) {
 		return nil, nil, fmt.Errorf("chromium missing (run 'make setup'): %w", err)
 	}
 	return b, res, nil
+}
+
+// Harness is the browser and resolver one package's tests share.
+type Harness struct {
+	Browser  *browser.Browser
+	Resolver *resolve.Resolver
+}
+
+// RunMain is a package's TestMain: it starts h with a browser of jobs
+// slots, runs the tests, closes the browser and exits with their status.
+// When the browser or the vendored packages are missing it says so (run
+// 'make setup') and exits 1 before any test runs.
+func RunMain(m *testing.M, jobs int, h *Harness) {
+	code := func() int {
+		b, res, err := Start(jobs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer b.Close()
+		h.Browser, h.Resolver = b, res
+		return m.Run()
+	}()
+	os.Exit(code)
 }

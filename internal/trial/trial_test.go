@@ -9,29 +9,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/contract"
-	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
-var (
-	testBrowser  *browser.Browser
-	testResolver *resolve.Resolver
-)
+// shared is the browser and resolver of this package's tests.
+var shared testenv.Harness
 
 func TestMain(m *testing.M) {
-	b, res, err := testenv.Start(2)
-	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(1)
-	}
-	testBrowser, testResolver = b, res
-	code := m.Run()
-	b.Close()
-	os.Exit(code)
+	testenv.RunMain(m, 2, &shared)
 }
 
 // hangingTask writes a task whose page runs normally through the load
@@ -83,7 +71,7 @@ func TestMissedDeadlines(t *testing.T) {
 	tk, c, page := hangingTask(t)
 	in := Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c"}
 
-	quiet := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	quiet := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
 	in.Dir = t.TempDir()
 	tr, err := quiet.Run(context.Background(), in)
 	require.NoError(t, err)
@@ -94,7 +82,7 @@ func TestMissedDeadlines(t *testing.T) {
 	require.True(t, tr.InRerun("crash"), "--rerun crash takes in timeouts")
 
 	loads := 0
-	busy := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
+	busy := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Retries: 1,
 		Load:    func() float64 { loads++; return 13 },
 		Healthy: func(context.Context, time.Duration) bool { return false }}
 	in.Dir = t.TempDir()
@@ -114,7 +102,7 @@ func TestMissedDeadlines(t *testing.T) {
 	// A page that loops forever loads the machine itself: when the harness
 	// can still run a blank page promptly, the timeout is the page's.
 	var asked time.Duration
-	selfLoaded := &Runner{Browser: testBrowser, Resolver: testResolver, SkipDraw: true, Retries: 1,
+	selfLoaded := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Retries: 1,
 		Load:    func() float64 { return 3 },
 		Healthy: func(_ context.Context, within time.Duration) bool { asked = within; return true }}
 	in.Dir = t.TempDir()
@@ -131,6 +119,6 @@ func TestMissedDeadlines(t *testing.T) {
 // The health probe passes in a browser that can run pages, and fails when
 // it is given no time.
 func TestProbeHealth(t *testing.T) {
-	require.True(t, ProbeHealth(context.Background(), testBrowser, testResolver, HealthWithin))
-	require.False(t, ProbeHealth(context.Background(), testBrowser, testResolver, time.Millisecond))
+	require.True(t, ProbeHealth(context.Background(), shared.Browser, shared.Resolver, HealthWithin))
+	require.False(t, ProbeHealth(context.Background(), shared.Browser, shared.Resolver, time.Millisecond))
 }

@@ -4,43 +4,29 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/worldprobe/worldprobe/internal/browser"
-	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
-var (
-	testBrowser  *browser.Browser
-	testResolver *resolve.Resolver
-	setupErr     error
-)
+// shared is the browser and resolver of this package's tests.
+var shared testenv.Harness
 
 func TestMain(m *testing.M) {
-	code := func() int {
-		testBrowser, testResolver, setupErr = testenv.Start(2)
-		if testBrowser != nil {
-			defer testBrowser.Close()
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	testenv.RunMain(m, 2, &shared)
 }
 
 // open loads page with the emulated headset of o installed.
 func open(t *testing.T, page string, o Options) *session.Session {
 	t.Helper()
-	require.NoError(t, setupErr, "run 'make setup'")
-	prelude, err := Prelude(testResolver, o)
+	prelude, err := Prelude(shared.Resolver, o)
 	require.NoError(t, err)
-	s, err := session.Open(context.Background(), testBrowser, testResolver, page, session.Config{Seed: 1, FPS: 60, Width: 800, Height: 600,
+	s, err := session.Open(context.Background(), shared.Browser, shared.Resolver, page, session.Config{Seed: 1, FPS: 60, Width: 800, Height: 600,
 		SkipDraw: true, CallTimeout: 20 * time.Second, Preludes: []string{prelude}})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
@@ -149,7 +135,6 @@ func TestOfferedSessionIsGranted(t *testing.T) {
 }
 
 func TestPreludeRejectsAnUnknownProfile(t *testing.T) {
-	require.NoError(t, setupErr, "run 'make setup'")
-	_, err := Prelude(testResolver, Options{Profile: "vision-pro"})
+	_, err := Prelude(shared.Resolver, Options{Profile: "vision-pro"})
 	require.EqualError(t, err, `xr: unknown device profile "vision-pro" (one of [metaQuest3 metaQuest2 metaQuestPro oculusQuest1])`)
 }
