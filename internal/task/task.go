@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
 // File names inside a task folder.
@@ -90,6 +92,11 @@ type Task struct {
 	// Timeout is how long the page may keep control in one call before it
 	// counts as unresponsive.
 	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// XR, when set, names the emulated XR headset every page of the task
+	// runs with (one of xr.Profiles, e.g. "metaQuest3"): installed before
+	// the page's scripts, immersive sessions granted with no click, XR
+	// frames on the virtual clock (docs/xr.md).
+	XR string `yaml:"xr,omitempty" json:"xr,omitempty"`
 	// State is the state interface the page must expose as window.__3D_STATE__.
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
@@ -346,6 +353,9 @@ func (v *validator) task(t *Task) {
 		}
 	} else {
 		t.Timeout = Duration(DefaultTimeout)
+	}
+	if v.has("xr") && !slices.Contains(xr.Profiles, t.XR) {
+		v.errorf(at("xr"), "xr: no such headset %q (one of %s)", t.XR, strings.Join(xr.Profiles, ", "))
 	}
 	v.state(t.State)
 	v.params(t)

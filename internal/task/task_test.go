@@ -82,6 +82,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown nested field", head + "state:\n  - path: a\n    type: number\n    units: m\n", []string{`task.yaml:8: unknown field "units"`}},
 		{"bad number", head + "fps: fast\n" + state, []string{`task.yaml:5: "fast" is not a number`}},
 		{"bad duration", head + "timeout: soon\n" + state, []string{`task.yaml:5: "soon" is not a duration (write e.g. 30s or 1m30s)`}},
+		{"unknown headset", head + "xr: vision-pro\n" + state, []string{`task.yaml:5: xr: no such headset "vision-pro" (one of metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)`}},
 		{"syntax", "id: [\n", []string{"task.yaml:1: did not find expected node content"}},
 		{"empty", "", []string{"task.yaml: empty file"}},
 		{"missing", "title: X\n", []string{"task.yaml:1: missing id", "task.yaml:1: missing category", "task.yaml:1: missing difficulty", "task.yaml:1: missing state"}},

@@ -22,6 +22,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/session"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
 // CrashRuntimeError is the crash kind of a page that failed during a probe
@@ -245,11 +246,19 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	if logger == nil {
 		logger = slog.Default()
 	}
+	var preludes []string
+	if t.XR != "" {
+		p, err := xr.Prelude(j.Resolver, xr.Options{Profile: t.XR})
+		if err != nil {
+			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
+		}
+		preludes = []string{p}
+	}
 	rep := &inspect.Report{Outcome: inspect.OutcomeOK}
 	var loadTab *session.Session
 	if !in.SkipInspect {
 		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: session.DefaultGPUTimeout,
-			SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger}
+			SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger, Preludes: preludes}
 		insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
 		var r *inspect.Report
 		var err error
@@ -297,7 +306,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 			}
 			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
-				CallTimeout: timeout, Logger: logger, RealTime: j.RealTime,
+				CallTimeout: timeout, Logger: logger, RealTime: j.RealTime, Preludes: preludes,
 			})
 			if err != nil {
 				if ctx.Err() != nil {

@@ -122,3 +122,56 @@ func TestProbeHealth(t *testing.T) {
 	require.True(t, ProbeHealth(context.Background(), shared.Browser, shared.Resolver, HealthWithin))
 	require.False(t, ProbeHealth(context.Background(), shared.Browser, shared.Resolver, time.Millisecond))
 }
+
+// TestXRTaskRunsWithTheHeadset: a task with `xr:` judges its page with the
+// emulated headset in the load check and in every probe (two probes, one
+// at 30 fps, and a reload): the three.js VR app presents from its first
+// frame, one XR frame per stepped frame. The same page in a task without
+// `xr:` never presents.
+func TestXRTaskRunsWithTheHeadset(t *testing.T) {
+	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-vr.html"))
+	require.NoError(t, err)
+	run := func(xrLine string) *result.Trial {
+		dir := filepath.Join(t.TempDir(), "xr", "vr-cube")
+		files := map[string]string{
+			"task.yaml": "id: xr/vr-cube\ntitle: VR cube\ncategory: xr\ndifficulty: D1\n" + xrLine +
+				"state:\n  - {path: presenting, type: boolean}\n  - {path: frames, type: number}\n  - {path: head, type: vec3}\n",
+			"brief.md": "# VR cube\n\nExpose `presenting`, `frames` and `head`.\n",
+			"contract.yaml": `version: 1
+probes:
+  - name: presents
+    level: state
+    steps:
+      - step: 10
+      - assert: s.presenting && s.frames == 10
+      - assert: approx(s.head[1], 1.6, 0.000001)
+  - name: presents_30fps
+    level: state
+    fps: 30
+    steps:
+      - step: 3
+      - reload: {}
+      - step: 4
+      - assert: s.presenting && s.frames == 4
+`,
+		}
+		for name, body := range files {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		}
+		tk, err := task.Load(dir)
+		require.NoError(t, err)
+		c, err := contract.Load(tk.ContractPath())
+		require.NoError(t, err)
+		r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+		tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
+		require.NoError(t, err)
+		return tr
+	}
+	tr := run("xr: metaQuest3\n")
+	require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+	require.True(t, tr.Pass, "every assertion passes with the headset")
+	tr = run("")
+	require.False(t, tr.Pass, "without xr: the page has no headset and never presents")
+}
