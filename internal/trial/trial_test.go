@@ -51,6 +51,14 @@ function frame() {
 requestAnimationFrame(frame);
 </script>`,
 	}
+	tk, c := writeTask(t, dir, files)
+	return tk, c, filepath.Join(dir, "page", "index.html")
+}
+
+// writeTask writes files (name → content) into the task folder dir and
+// loads its task and contract.
+func writeTask(t *testing.T, dir string, files map[string]string) (*task.Task, *contract.Contract) {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -60,7 +68,7 @@ requestAnimationFrame(frame);
 	require.NoError(t, err)
 	c, err := contract.Load(tk.ContractPath())
 	require.NoError(t, err)
-	return tk, c, filepath.Join(dir, "page", "index.html")
+	return tk, c
 }
 
 // A missed deadline on a quiet machine is the page's: a timeout, at once.
@@ -155,15 +163,7 @@ probes:
       - assert: s.presenting && s.frames == 4
 `,
 		}
-		for name, body := range files {
-			p := filepath.Join(dir, name)
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-		}
-		tk, err := task.Load(dir)
-		require.NoError(t, err)
-		c, err := contract.Load(tk.ContractPath())
-		require.NoError(t, err)
+		tk, c := writeTask(t, dir, files)
 		r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
 		tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
 		require.NoError(t, err)
