@@ -47,6 +47,8 @@ const (
 	StepKey      StepKind = "key"
 	StepType     StepKind = "type"
 	StepReload   StepKind = "reload"
+	StepHead     StepKind = "head"
+	StepHand     StepKind = "hand"
 )
 
 // Contract is a parsed and compiled contract.yaml. It is read-only once

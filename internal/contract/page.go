@@ -64,6 +64,19 @@ type Pointer interface {
 	Wheel(ctx context.Context, t Target, dx, dy float64) error
 }
 
+// XR is a page with an emulated XR headset (task.yaml xr:). Poses are in
+// the session's local-floor space: metres, y up, the floor at y = 0.
+type XR interface {
+	// XRPose places a tracked device — "head", or the "left" or "right"
+	// hand — at position and, when orientation is not nil, turns it to that
+	// quaternion [x, y, z, w]. Moving a hand switches the headset to hand
+	// input. The page sees the pose from the next frame on.
+	XRPose(ctx context.Context, device string, position, orientation []float64) error
+	// XRPinch sets a hand's pinch in [0, 1]: 1 closes it (a select starts),
+	// 0 opens it (the select ends).
+	XRPinch(ctx context.Context, hand string, value float64) error
+}
+
 // Keyboard is a page that takes key events and typed text.
 type Keyboard interface {
 	// Key sends a key event; kind is "down", "up" or "press", key a

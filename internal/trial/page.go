@@ -14,6 +14,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/session"
 	"github.com/worldprobe/worldprobe/internal/target"
+	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
 // page adapts a browser session to contract.Page.
@@ -31,6 +32,7 @@ type page struct {
 var (
 	_ contract.Page          = (*page)(nil)
 	_ contract.Pointer       = (*page)(nil)
+	_ contract.XR            = (*page)(nil)
 	_ contract.Keyboard      = (*page)(nil)
 	_ contract.Inspector     = (*page)(nil)
 	_ contract.Canvas        = (*page)(nil)
@@ -226,4 +228,42 @@ func mapErr(err error) error {
 		return contract.Infra(err)
 	}
 	return err
+}
+
+// XRPose moves the emulated headset or a hand (contract.XR); the page has
+// a headset only when its task sets xr:.
+func (p *page) XRPose(ctx context.Context, device string, position, orientation []float64) error {
+	p.pixels = nil
+	arg, err := json.Marshal(map[string]any{"device": device, "position": position, "orientation": orientation})
+	if err != nil {
+		return err
+	}
+	return p.xr(ctx, `const a = `+string(arg)+`;
+const o = a.device === 'head' ? d : (d.primaryInputMode = 'hand', d.hands[a.device]);
+o.position.set(a.position[0], a.position[1], a.position[2]);
+if (a.orientation) o.quaternion.set(a.orientation[0], a.orientation[1], a.orientation[2], a.orientation[3]);`)
+}
+
+// XRPinch sets a hand's pinch (contract.XR).
+func (p *page) XRPinch(ctx context.Context, hand string, value float64) error {
+	p.pixels = nil
+	arg, err := json.Marshal(map[string]any{"hand": hand, "value": value})
+	if err != nil {
+		return err
+	}
+	return p.xr(ctx, `const a = `+string(arg)+`;
+d.primaryInputMode = 'hand';
+d.hands[a.hand].updatePinchValue(a.value);`)
+}
+
+// xr runs body with d bound to the page's emulated headset.
+func (p *page) xr(ctx context.Context, body string) error {
+	var ok bool
+	if err := p.s.Eval(ctx, 0, `(() => { const d = window.`+xr.DeviceGlobal+`; if (!d) return false; `+body+` return true; })()`, &ok); err != nil {
+		return mapErr(err)
+	}
+	if !ok {
+		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
+	}
+	return nil
 }

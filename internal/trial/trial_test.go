@@ -132,20 +132,36 @@ func TestProbeHealth(t *testing.T) {
 }
 
 // TestXRTaskRunsWithTheHeadset: a task with `xr:` judges its page with the
-// emulated headset in the load check and in every probe (two probes, one
-// at 30 fps, and a reload): the three.js VR app presents from its first
-// frame, one XR frame per stepped frame. The same page in a task without
-// `xr:` never presents.
+// emulated headset in the load check and in every probe (one at 30 fps,
+// one with a reload), and its head and hand steps drive it: the three.js
+// VR app presents from its first frame, one XR frame per stepped frame, and
+// sees the head, the fingertip and the pinch. Without `xr:` the same app's
+// session request is refused (a crash of the page, which asked for XR with
+// no headset), and a head step on a page without a headset is the task's
+// fault: the run stops with an error that says so, and nothing is scored.
 func TestXRTaskRunsWithTheHeadset(t *testing.T) {
-	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-vr.html"))
+	vrPage, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-vr.html"))
 	require.NoError(t, err)
-	run := func(xrLine string) *result.Trial {
+	flatPage, err := filepath.Abs(filepath.Join("..", "inspect", "testdata", "pages", "ok.html"))
+	require.NoError(t, err)
+	try := func(xrLine, state, contractText, page string) (*result.Trial, error) {
 		dir := filepath.Join(t.TempDir(), "xr", "vr-cube")
-		files := map[string]string{
-			"task.yaml": "id: xr/vr-cube\ntitle: VR cube\ncategory: xr\ndifficulty: D1\n" + xrLine +
-				"state:\n  - {path: presenting, type: boolean}\n  - {path: frames, type: number}\n  - {path: head, type: vec3}\n",
-			"brief.md": "# VR cube\n\nExpose `presenting`, `frames` and `head`.\n",
-			"contract.yaml": `version: 1
+		tk, c := writeTask(t, dir, map[string]string{
+			"task.yaml":     "id: xr/vr-cube\ntitle: VR cube\ncategory: xr\ndifficulty: D1\n" + xrLine + "state:\n" + state,
+			"brief.md":      "# VR cube\n\nExpose the state.\n",
+			"contract.yaml": contractText,
+		})
+		r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+		return r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
+	}
+	run := func(xrLine, state, contractText, page string) *result.Trial {
+		tr, err := try(xrLine, state, contractText, page)
+		require.NoError(t, err)
+		return tr
+	}
+	vrState := "  - {path: presenting, type: boolean}\n  - {path: frames, type: number}\n  - {path: head, type: vec3}\n" +
+		"  - {path: tip, type: vec3}\n  - {path: selecting, type: boolean}\n  - {path: selects, type: number}\n"
+	vrContract := `version: 1
 probes:
   - name: presents
     level: state
@@ -161,17 +177,30 @@ probes:
       - reload: {}
       - step: 4
       - assert: s.presenting && s.frames == 4
-`,
-		}
-		tk, c := writeTask(t, dir, files)
-		r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
-		tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
-		require.NoError(t, err)
-		return tr
-	}
-	tr := run("xr: metaQuest3\n")
+  - name: head_and_hand
+    level: transition
+    steps:
+      - step: 2
+      - head: {position: [0.5, 1.2, 0.25]}
+      - assert: approx(s.head[1], 1.2, 0.000001) && approx(s.head[2], 0.25, 0.000001) && approx(s.head[0], 0.5, 0.05)
+      - hand: {hand: right, position: [0.2, 1.3, -0.4]}
+      - assert: dist(s.tip, [0.2, 1.3, -0.4]) < 0.25 && !s.selecting
+      - hand: {hand: right, pinch: 1}
+      - assert: s.selecting
+      - hand: {hand: right, pinch: 0}
+      - assert: '!s.selecting && s.selects == 1'
+`
+	tr := run("xr: metaQuest3\n", vrState, vrContract, vrPage)
 	require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+	for _, a := range tr.Assertions {
+		require.Equal(t, "pass", a.Status, "%s: %s: %s", a.Probe, a.Expr, a.Message)
+	}
 	require.True(t, tr.Pass, "every assertion passes with the headset")
-	tr = run("")
-	require.False(t, tr.Pass, "without xr: the page has no headset and never presents")
+
+	tr = run("", vrState, vrContract, vrPage)
+	require.Equal(t, result.OutcomeCrash, tr.Outcome)
+	require.Contains(t, tr.CrashMessage, "requires user activation", "Chromium's own navigator.xr has no headset")
+
+	_, err = try("", "  - {path: frames, type: number}\n", "version: 1\nprobes:\n  - name: looks\n    level: state\n    steps:\n      - head: {position: [0, 1.6, 0]}\n      - assert: s.frames > 0\n", flatPage)
+	require.EqualError(t, err, "running the contract of xr/vr-cube: probe looks: head [0, 1.6, 0]: the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)")
 }

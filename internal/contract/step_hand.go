@@ -1,0 +1,99 @@
+package contract
+
+import "go.yaml.in/yaml/v3"
+
+// HandStep moves a tracked hand and sets its pinch.
+type HandStep struct {
+	// Hand is "left" or "right".
+	Hand                  string
+	Position, Orientation []float64
+	// Pinch is nil when the step leaves the pinch as it is.
+	Pinch *float64
+}
+
+func init() {
+	registerStep(stepType{
+		Kind: StepHand, Order: 160,
+		Example: "`hand: {hand: right, position: [0.1, 1.2, -0.4], pinch: 1}`",
+		Doc:     "moves a tracked hand of the XR headset (`left` or `right`; the headset switches to hand input) to `position`, turns it to `orientation`, and sets its `pinch` in [0, 1] (1 closes it: a select starts; 0 opens it); at least one of position and pinch",
+		Parse:   parseHand,
+	})
+}
+
+func parseHand(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+	fields := p.mapping(v, c.what, "hand", "position", "orientation", "pinch")
+	if fields == nil {
+		return nil, false
+	}
+	h := &HandStep{}
+	f, ok := fields["hand"]
+	if !ok {
+		p.errorf(v, "%s: want hand (left or right)", c.what)
+		return nil, false
+	}
+	if h.Hand, ok = p.str(f.value, c.what+": hand"); ok && h.Hand != "left" && h.Hand != "right" {
+		p.errorf(f.value, "%s: hand %q: want left or right", c.what, h.Hand)
+		ok = false
+	}
+	if f, has := fields["position"]; has {
+		var good bool
+		h.Position, good = p.nums(f.value, c.what+": position", 3)
+		ok = ok && good
+	}
+	if f, has := fields["orientation"]; has {
+		var good bool
+		h.Orientation, good = p.nums(f.value, c.what+": orientation", 4)
+		ok = ok && good
+		if _, pos := fields["position"]; good && !pos {
+			p.errorf(f.value, "%s: orientation needs a position", c.what)
+			ok = false
+		}
+	}
+	if f, has := fields["pinch"]; has {
+		n, good := p.num(f.value, c.what+": pinch")
+		if good && (n < 0 || n > 1) {
+			p.errorf(f.value, "%s: pinch %g: want a value in [0, 1]", c.what, n)
+			good = false
+		}
+		h.Pinch, ok = &n, ok && good
+	}
+	if ok && h.Position == nil && h.Pinch == nil {
+		p.errorf(v, "%s: want position or pinch", c.what)
+		ok = false
+	}
+	return h, ok
+}
+
+// Describe renders "hand right [x, y, z] pinch 1".
+func (a *HandStep) Describe() string {
+	d := "hand " + a.Hand
+	if a.Position != nil {
+		d += " " + formatNums(a.Position)
+	}
+	if a.Pinch != nil {
+		d += " pinch " + formatNum(*a.Pinch)
+	}
+	return d
+}
+
+// Traits: moving a hand is input.
+func (a *HandStep) Traits() Traits { return Traits{Input: true} }
+
+// FrameCount: none of its own.
+func (a *HandStep) FrameCount(Timing) int { return 0 }
+
+func (a *HandStep) run(x *exec) error {
+	xr, err := capability[XR](x.page, "an XR headset (task.yaml xr:)")
+	if err != nil {
+		return err
+	}
+	if a.Position != nil {
+		if err := xr.XRPose(x.ctx, a.Hand, a.Position, a.Orientation); err != nil {
+			return err
+		}
+	}
+	if a.Pinch != nil {
+		return xr.XRPinch(x.ctx, a.Hand, *a.Pinch)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package contract
+
+import (
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// HeadStep places the emulated headset.
+type HeadStep struct {
+	Position, Orientation []float64
+}
+
+func init() {
+	registerStep(stepType{
+		Kind: StepHead, Order: 150,
+		Example: "`head: {position: [0, 1.6, 0.5], orientation: [0, 0, 0, 1]}`",
+		Doc:     "moves the XR headset (task.yaml `xr:`) to `position` (metres, local-floor space) and, with `orientation`, turns it to that quaternion `[x, y, z, w]`; the page sees it from the next frame",
+		Parse:   parseHead,
+	})
+}
+
+func parseHead(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+	fields := p.mapping(v, c.what, "position", "orientation")
+	if fields == nil {
+		return nil, false
+	}
+	pos, ok := fields["position"]
+	if !ok {
+		p.errorf(v, "%s: want position", c.what)
+		return nil, false
+	}
+	h := &HeadStep{}
+	h.Position, ok = p.nums(pos.value, c.what+": position", 3)
+	if o, has := fields["orientation"]; has && ok {
+		h.Orientation, ok = p.nums(o.value, c.what+": orientation", 4)
+	}
+	return h, ok
+}
+
+// Describe renders "head [x, y, z]".
+func (a *HeadStep) Describe() string { return "head " + formatNums(a.Position) }
+
+// Traits: moving the head is input.
+func (a *HeadStep) Traits() Traits { return Traits{Input: true} }
+
+// FrameCount: none of its own.
+func (a *HeadStep) FrameCount(Timing) int { return 0 }
+
+func (a *HeadStep) run(x *exec) error {
+	xr, err := capability[XR](x.page, "an XR headset (task.yaml xr:)")
+	if err != nil {
+		return err
+	}
+	return xr.XRPose(x.ctx, "head", a.Position, a.Orientation)
+}
+
+// formatNum renders a step's number as written: 1, 0.5, -0.25.
+func formatNum(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
+
+// formatNums renders a list of numbers: [0, 1.6, 0.5].
+func formatNums(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = formatNum(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
