@@ -164,6 +164,25 @@ func (p *parser) nums(n *yaml.Node, what string, count int) ([]float64, bool) {
 	return out, true
 }
 
+// pose reads the position [x, y, z] and orientation [x, y, z, w] of an XR
+// step's device; an orientation needs a position.
+func (p *parser) pose(fields map[string]field, what string) (position, orientation []float64, ok bool) {
+	ok = true
+	if f, has := fields["position"]; has {
+		position, ok = p.nums(f.value, what+": position", 3)
+	}
+	if f, has := fields["orientation"]; has {
+		var good bool
+		orientation, good = p.nums(f.value, what+": orientation", 4)
+		ok = ok && good
+		if good && position == nil && ok {
+			p.errorf(f.value, "%s: orientation needs a position", what)
+			ok = false
+		}
+	}
+	return position, orientation, ok
+}
+
 // contract parses the whole document.
 func (p *parser) contract(data []byte) *Contract {
 	var doc yaml.Node

@@ -1,6 +1,10 @@
 package contract
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/target"
+)
 
 // HandStep moves a tracked hand and sets its pinch.
 type HandStep struct {
@@ -35,20 +39,9 @@ func parseHand(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 		p.errorf(f.value, "%s: hand %q: want left or right", c.what, h.Hand)
 		ok = false
 	}
-	if f, has := fields["position"]; has {
-		var good bool
-		h.Position, good = p.nums(f.value, c.what+": position", 3)
-		ok = ok && good
-	}
-	if f, has := fields["orientation"]; has {
-		var good bool
-		h.Orientation, good = p.nums(f.value, c.what+": orientation", 4)
-		ok = ok && good
-		if _, pos := fields["position"]; good && !pos {
-			p.errorf(f.value, "%s: orientation needs a position", c.what)
-			ok = false
-		}
-	}
+	var good bool
+	h.Position, h.Orientation, good = p.pose(fields, c.what)
+	ok = ok && good
 	if f, has := fields["pinch"]; has {
 		n, good := p.num(f.value, c.what+": pinch")
 		if good && (n < 0 || n > 1) {
@@ -68,10 +61,10 @@ func parseHand(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 func (a *HandStep) Describe() string {
 	d := "hand " + a.Hand
 	if a.Position != nil {
-		d += " " + formatNums(a.Position)
+		d += " " + target.FormatPoint(a.Position)
 	}
 	if a.Pinch != nil {
-		d += " pinch " + formatNum(*a.Pinch)
+		d += " pinch " + formatFloat(*a.Pinch)
 	}
 	return d
 }

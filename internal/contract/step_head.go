@@ -1,10 +1,9 @@
 package contract
 
 import (
-	"strconv"
-	"strings"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // HeadStep places the emulated headset.
@@ -26,21 +25,18 @@ func parseHead(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 	if fields == nil {
 		return nil, false
 	}
-	pos, ok := fields["position"]
-	if !ok {
+	if _, ok := fields["position"]; !ok {
 		p.errorf(v, "%s: want position", c.what)
 		return nil, false
 	}
 	h := &HeadStep{}
-	h.Position, ok = p.nums(pos.value, c.what+": position", 3)
-	if o, has := fields["orientation"]; has && ok {
-		h.Orientation, ok = p.nums(o.value, c.what+": orientation", 4)
-	}
+	var ok bool
+	h.Position, h.Orientation, ok = p.pose(fields, c.what)
 	return h, ok
 }
 
 // Describe renders "head [x, y, z]".
-func (a *HeadStep) Describe() string { return "head " + formatNums(a.Position) }
+func (a *HeadStep) Describe() string { return "head " + target.FormatPoint(a.Position) }
 
 // Traits: moving the head is input.
 func (a *HeadStep) Traits() Traits { return Traits{Input: true} }
@@ -54,16 +50,4 @@ func (a *HeadStep) run(x *exec) error {
 		return err
 	}
 	return xr.XRPose(x.ctx, "head", a.Position, a.Orientation)
-}
-
-// formatNum renders a step's number as written: 1, 0.5, -0.25.
-func formatNum(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
-
-// formatNums renders a list of numbers: [0, 1.6, 0.5].
-func formatNums(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = formatNum(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }

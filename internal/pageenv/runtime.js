@@ -1232,11 +1232,20 @@
   // getRGB where the version has colour management (r139+; a no-op in its
   // legacy mode), the page's own values before that. Later versions round
   // (and convert to sRGB) in getHex itself.
+  // A page has one three.js, so the verdict on the last getHex seen is
+  // kept rather than its source read again for every colour.
+  let lastGetHex = null, lastTruncates = false;
+  function truncatingGetHex(fn) {
+    if (fn !== lastGetHex) {
+      lastGetHex = fn;
+      lastTruncates = false;
+      try { lastTruncates = !ReflectApply(RegExpTest, /round/, [ReflectApply(FunctionToString, fn, [])]); } catch (e) { /* a native or hostile getHex */ }
+    }
+    return lastTruncates;
+  }
   function hex(c) {
     if (!c || typeof c.getHex !== 'function') return '';
-    let truncates = false;
-    try { truncates = !ReflectApply(RegExpTest, /round/, [ReflectApply(FunctionToString, c.getHex, [])]); } catch (e) { /* a native or hostile getHex */ }
-    if (truncates) {
+    if (truncatingGetHex(c.getHex)) {
       let rgb = c;
       if (typeof c.getRGB === 'function') {
         try { rgb = c.getRGB({ r: 0, g: 0, b: 0 }, 'srgb'); } catch (e) { rgb = c; }

@@ -300,16 +300,7 @@ func (s *Session) prepare(ctx context.Context) error {
 			s.scriptID = res.Identifier
 			return err
 		}},
-		{"injecting the preludes", func() error {
-			for _, src := range s.cfg.Preludes {
-				res, err := chromedp.Call(pctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
-				if err != nil {
-					return err
-				}
-				s.preludeIDs = append(s.preludeIDs, res.Identifier)
-			}
-			return nil
-		}},
+		{"injecting the preludes", func() error { return s.injectPreludes(pctx) }},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -395,11 +386,13 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	if err != nil {
 		return err
 	}
+	// The preludes go too and come back after the new runtime, which
+	// must run first in every document.
 	for _, id := range append([]page.ScriptIdentifier{s.scriptID}, s.preludeIDs...) {
 		if id == "" {
 			continue
 		}
-		if _, err := call(ctx, s, "removing the runtime", page.RemoveScriptToEvaluateOnNewDocument,
+		if _, err := call(ctx, s, "removing an injected script", page.RemoveScriptToEvaluateOnNewDocument,
 			page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id}); err != nil {
 			return err
 		}
@@ -409,19 +402,33 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 		return err
 	}
 	s.scriptID = res.Identifier
-	s.preludeIDs = s.preludeIDs[:0]
-	for _, src := range s.cfg.Preludes {
-		res, err := call(ctx, s, "injecting a prelude", page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
-		if err != nil {
-			return err
-		}
-		s.preludeIDs = append(s.preludeIDs, res.Identifier)
+	pctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
+	if err := s.injectPreludes(pctx); err != nil {
+		err = s.callErr(ctx, pctx, "injecting the preludes", err)
+		cancel()
+		return err
 	}
+	cancel()
 	if _, err := call(ctx, s, "clearing storage", storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: Origin, StorageTypes: "all"}); err != nil {
 		return err
 	}
 	s.timing.Setup = time.Since(t0)
 	return s.Reload(ctx)
+}
+
+// injectPreludes adds Config.Preludes to every new document, in order,
+// after whatever is injected already (the runtime), through cctx (a
+// context of the page's tab), and keeps their identifiers for Restart.
+func (s *Session) injectPreludes(cctx context.Context) error {
+	s.preludeIDs = s.preludeIDs[:0]
+	for _, src := range s.cfg.Preludes {
+		res, err := chromedp.Call(cctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		if err != nil {
+			return err
+		}
+		s.preludeIDs = append(s.preludeIDs, res.Identifier)
+	}
+	return nil
 }
 
 // callErr classifies the error of a CDP call made with callCtx.

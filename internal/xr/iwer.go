@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/resolve"
 )
@@ -24,6 +25,22 @@ var Profiles = []string{"metaQuest3", "metaQuest2", "metaQuestPro", "oculusQuest
 type Options struct {
 	// Profile is one of Profiles; "" is metaQuest3.
 	Profile string
+}
+
+// libs holds the IWER builds read, by file: every trial of an XR task
+// builds a prelude, and the 260 KB build does not change during a run.
+var libs sync.Map // path → []byte
+
+func readLib(path string) ([]byte, error) {
+	if b, ok := libs.Load(path); ok {
+		return b.([]byte), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	libs.Store(path, b)
+	return b, nil
 }
 
 // Prelude returns the script that installs IWER's emulated headset in the
@@ -46,7 +63,7 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 	}
 	lib := r.Body
 	if lib == nil {
-		if lib, err = os.ReadFile(r.File); err != nil {
+		if lib, err = readLib(r.File); err != nil {
 			return "", fmt.Errorf("xr: reading IWER: %w", err)
 		}
 	}

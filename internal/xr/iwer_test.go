@@ -36,9 +36,9 @@ func open(t *testing.T, page string, o Options) *session.Session {
 
 // TestIWERSessionRunsOnTheVirtualClock: a plain WebXR page that loads no
 // emulator gets IWER's headset from the prelude and enters immersive-vr
-// with no click, and its XR frames
-// come only when the harness steps, at the virtual frame times; a pose set
-// on the device reaches the next frame's viewer pose.
+// with no click; its XR frames come only when the harness steps, at the
+// virtual frame times, and a pose set on the device reaches the next
+// frame's viewer pose.
 func TestIWERSessionRunsOnTheVirtualClock(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join("testdata", "webxr-app.html"), Options{})
