@@ -67,9 +67,15 @@ func TestBrowserEnvironmentHasNoSecrets(t *testing.T) {
 	_, err = chromedp.Run(p.Context(), chromedp.Navigate("data:text/html,<p>hi</p>"))
 	require.NoError(t, err)
 
+	// Chromium's scratch files (its singleton socket) are in the profile
+	// folder, not in the machine's /tmp, where they outlived every run.
+	home := filepath.Join(b.ProfileDir(), "home")
+	scratch, err := filepath.Glob(filepath.Join(home, "tmp", "org.chromium.*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, scratch, "Chromium's singleton folder is under $TMPDIR")
+
 	procs := descendants(t, b.PID())
 	require.GreaterOrEqual(t, len(procs), 3, "browser, zygote and renderer at least")
-	home := filepath.Join(b.ProfileDir(), "home")
 	for _, pid := range procs {
 		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
 		if err != nil {
@@ -83,6 +89,7 @@ func TestBrowserEnvironmentHasNoSecrets(t *testing.T) {
 			require.Contains(t, env, "TZ=UTC")
 			require.Contains(t, env, "HOME="+home)
 			require.Contains(t, env, "PATH=/usr/local/bin:/usr/bin:/bin")
+			require.Contains(t, env, "TMPDIR="+filepath.Join(home, "tmp"))
 		}
 		for _, kv := range env {
 			name, _, _ := strings.Cut(kv, "=")
