@@ -30,6 +30,11 @@ type Action interface {
 type Traits struct {
 	// Reads: the step reads the page, so it settles first.
 	Reads bool
+	// Pixels: the step reads the drawn canvas, so the frame before it is
+	// drawn. Frames before any other step are stepped undrawn when the
+	// page can (a page's JavaScript runs the same either way; drawing a
+	// frame under SwiftShader costs far more than running it).
+	Pixels bool
 	// Input: the step sends input; it settles first and leaves the page
 	// pending (it has not yet run a frame with the input).
 	Input bool

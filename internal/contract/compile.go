@@ -32,15 +32,16 @@ type Assertion struct {
 	// Line is the line of the expression in the contract file.
 	Line int
 
-	ast        *cel.Ast
-	prog       cel.Program // nil when the assertion reads the page
-	explain    cel.Program // likewise
-	env        *cel.Env
-	readsState bool // names s
-	readsClock bool // names frame or t
-	observes   bool // calls object, pixel, region, objectPixel or dom
-	usesPage   bool // calls any observation function, scene included
-	reads      []Read
+	ast         *cel.Ast
+	prog        cel.Program // nil when the assertion reads the page
+	explain     cel.Program // likewise
+	env         *cel.Env
+	readsState  bool // names s
+	readsClock  bool // names frame or t
+	observes    bool // calls object, pixel, region, objectPixel or dom
+	readsPixels bool // calls pixel, region or objectPixel
+	usesPage    bool // calls any observation function, scene included
+	reads       []Read
 }
 
 // Observes reports whether the assertion reads the page through object,
@@ -149,6 +150,7 @@ func (p *parser) compileAssertion(env *cel.Env, pr *Probe, a *Assertion, an *ana
 		fail(problem)
 	}
 	a.readsState, a.readsClock, a.observes, a.usesPage, a.reads = an.readsState, an.readsClock, an.observes, an.usesPage, an.reads
+	a.readsPixels = an.pixels
 	// Plan the programs now: once for good when the assertion is pure, and
 	// as a check when it reads the page (it is planned per evaluation then).
 	prog, explain, err := a.programs(nil)
@@ -229,6 +231,7 @@ type analysis struct {
 	readsState bool
 	readsClock bool
 	observes   bool
+	pixels     bool
 	usesPage   bool
 	reads      []Read
 	problems   []string
@@ -237,7 +240,7 @@ type analysis struct {
 
 func (an *analysis) reset(probe string, line int) {
 	an.probe, an.line = probe, line
-	an.readsState, an.readsClock, an.observes, an.usesPage = false, false, false, false
+	an.readsState, an.readsClock, an.observes, an.pixels, an.usesPage = false, false, false, false, false
 	an.reads, an.problems, an.reported = nil, nil, map[string]bool{}
 }
 
@@ -384,6 +387,9 @@ func (an *analysis) walk(e ast.Expr, scope map[string]pathVal, chained bool) {
 		if !call.IsMemberFunction() {
 			if contains(observingFuncs, call.FunctionName()) {
 				an.observes = true
+			}
+			if contains(pixelFuncs, call.FunctionName()) {
+				an.pixels = true
 			}
 			if contains(pageFuncs, call.FunctionName()) {
 				an.usesPage = true

@@ -33,6 +33,10 @@ type fakePage struct {
 	fail    map[string]error
 	calls   []string
 	stepped []int
+	// undrawn lists, per Step or StepUndrawn call, whether it left its
+	// last frame undrawn; drawn is the frame the canvas shows.
+	undrawn []bool
+	drawn   int
 	closed  bool
 	reloads int
 	// failStep, when set, is asked before each Step of n frames.
@@ -78,12 +82,33 @@ func (p *fakePage) Step(ctx context.Context, n int) error {
 		}
 	}
 	p.stepped = append(p.stepped, n)
+	p.undrawn = append(p.undrawn, false)
+	p.drawn = p.frame + n
 	for range n {
 		p.frame++
 		if p.paused {
 			continue
 		}
 		p.y, p.vy = world.Fall(p.y, p.vy, p.fps)
+	}
+	return nil
+}
+
+// StepUndrawn steps like Step but leaves the canvas at the last drawn frame.
+func (p *fakePage) StepUndrawn(ctx context.Context, n int) error {
+	drawn := p.drawn
+	if err := p.Step(ctx, n); err != nil {
+		return err
+	}
+	p.drawn, p.undrawn[len(p.undrawn)-1] = drawn, true
+	return nil
+}
+
+// canvas fails when the current frame was not drawn, as a real page would
+// show an older frame.
+func (p *fakePage) canvas() error {
+	if p.drawn != p.frame {
+		return Infra(fmt.Errorf("pixels read at frame %d, drawn at %d", p.frame, p.drawn))
 	}
 	return nil
 }
@@ -145,6 +170,9 @@ func (p *fakePage) Pixel(ctx context.Context, x, y float64) (map[string]any, err
 	if err := p.err("Pixel"); err != nil {
 		return nil, err
 	}
+	if err := p.canvas(); err != nil {
+		return nil, err
+	}
 	if x < 0 || y < 0 || x >= world.Width || y >= world.Height {
 		return nil, fmt.Errorf("point (%g, %g) is off the canvas: %w", x, y, target.ErrNotFound)
 	}
@@ -154,6 +182,9 @@ func (p *fakePage) Pixel(ctx context.Context, x, y float64) (map[string]any, err
 
 func (p *fakePage) Region(ctx context.Context, x, y, w, h float64) (map[string]any, error) {
 	if err := p.err("Region"); err != nil {
+		return nil, err
+	}
+	if err := p.canvas(); err != nil {
 		return nil, err
 	}
 	if !(w > 0 && h > 0) || x < 0 || y < 0 || x+w > world.Width || y+h > world.Height {

@@ -39,6 +39,8 @@ var (
 	// observingFuncs are the observation functions whose failure points at
 	// a state mismatch (see Attribute).
 	observingFuncs = []string{"object", "pixel", "region", "objectPixel", "dom"}
+	// pixelFuncs are the observation functions that read the drawn canvas.
+	pixelFuncs = []string{"pixel", "region", "objectPixel"}
 	// pageFuncs are all functions that read the page.
 	pageFuncs = append(append([]string{}, observingFuncs...), "scene")
 )

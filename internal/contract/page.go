@@ -15,7 +15,8 @@ type Target = target.Target
 // page has (a clock, a state, a reload). What else a page can do — take
 // pointer or keyboard input, describe its scene, show its pixels, later
 // take XR input — it offers through the capability interfaces below
-// ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester]), which
+// ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester],
+// [UndrawnStepper]), which
 // a step detects by type assertion. A step that needs a capability the
 // page lacks is an infrastructure error: the harness, not the page, is
 // wrong. The caller implements Page over a browser session; the contract
@@ -41,6 +42,15 @@ type Page interface {
 	State(ctx context.Context) (any, error)
 	// Reload reloads the page; the frame counter starts again from zero.
 	Reload(ctx context.Context) error
+}
+
+// UndrawnStepper is a page that can step frames without drawing the last
+// one: its JavaScript runs exactly as in Step (timers, callbacks, render
+// calls), only the draw calls are not carried out. The engine steps this
+// way whenever no step reads pixels before the next frame; a page without
+// it draws the last frame of every Step.
+type UndrawnStepper interface {
+	StepUndrawn(ctx context.Context, frames int) error
 }
 
 // Pointer is a page that takes mouse input on its canvas and elements.

@@ -286,7 +286,11 @@ func (r *runner) runInterface() error {
 	}
 	defer closePage(page)
 	step := fmt.Sprintf("step %d", r.opts.InterfaceFrames)
-	err = page.Step(r.ctx, r.opts.InterfaceFrames)
+	if u, ok := page.(UndrawnStepper); ok {
+		err = u.StepUndrawn(r.ctx, r.opts.InterfaceFrames)
+	} else {
+		err = page.Step(r.ctx, r.opts.InterfaceFrames)
+	}
 	var state any
 	if err == nil {
 		step = "state"
@@ -444,6 +448,9 @@ type probeRun struct {
 	// pending is set while the page has not run a frame since it loaded or
 	// since the last input: the next read or input steps one frame first.
 	pending bool
+	// steps are the probe's steps, setup first; at is the one running.
+	steps []Step
+	at    int
 }
 
 func (r *runner) runProbe(p *Probe) (err error) {
@@ -459,7 +466,8 @@ func (r *runner) runProbe(p *Probe) (err error) {
 		return err
 	}
 	defer closePage(page)
-	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}, pending: true}
+	pr := &probeRun{runner: r, probe: p, page: page, fps: fps, snapshots: map[string]any{}, traces: map[string][]any{}, pending: true,
+		steps: append(append([]Step{}, p.Setup...), p.Steps...), at: -1}
 	defer func() {
 		if err == nil && r.opts.Fingerprint && r.failure == nil && r.stopped == "" {
 			err = pr.fingerprint()
@@ -476,6 +484,7 @@ func (r *runner) runProbe(p *Probe) (err error) {
 				}
 				continue
 			}
+			pr.at++
 			if err := pr.do(s, phase.scored); err != nil {
 				return err
 			}
@@ -541,19 +550,57 @@ func (pr *probeRun) settle(s Step) error {
 		return nil
 	}
 	pr.pending = false
-	return pr.advance(1)
+	if err := pr.spend(1); err != nil {
+		return err
+	}
+	return pr.step(1, pr.drawNeeded(pr.at))
 }
 
 // errBudget reports a probe stepping past the frame budget. CheckBudget
 // rules it out before a run; it guards against steps added since.
 var errBudget = errors.New("frame budget exceeded")
 
-// advance steps n frames within the budget.
+// advance steps n frames within the budget for the running step; the
+// last is drawn when a later step reads pixels before the next frame.
 func (pr *probeRun) advance(n int) error {
+	return pr.advanceDrawn(n, pr.drawNeeded(pr.at+1))
+}
+
+// advanceDrawn steps n frames within the budget, drawing the last when draw
+// is true (or when the page cannot step undrawn).
+func (pr *probeRun) advanceDrawn(n int, draw bool) error {
 	if err := pr.spend(n); err != nil {
 		return err
 	}
+	return pr.step(n, draw)
+}
+
+func (pr *probeRun) step(n int, draw bool) error {
+	if u, ok := pr.page.(UndrawnStepper); ok && !draw {
+		return u.StepUndrawn(pr.ctx, n)
+	}
 	return pr.page.Step(pr.ctx, n)
+}
+
+// drawNeeded says whether the frame about to be stepped must be drawn:
+// some step from index from on reads pixels before another frame is
+// stepped (an input, a reload or a step that advances comes first), or
+// the probe ends with a pixel digest (Options.Fingerprint).
+func (pr *probeRun) drawNeeded(from int) bool {
+	for _, s := range pr.steps[max(from, 0):] {
+		t := s.Traits()
+		switch {
+		case t.Pixels:
+			return true
+		case t.Input, t.Reloads, t.Advances:
+			// An input leaves the page pending, so the next read settles
+			// with a frame of its own; a reload starts again; a step that
+			// advances reads (if at all) before its frames.
+			return false
+		}
+	}
+	_, digests := pr.page.(PixelDigester)
+	return pr.opts.Fingerprint && digests
 }
 
 // spend counts n frames against the budget (the caller steps them).

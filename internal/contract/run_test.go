@@ -568,3 +568,78 @@ probes:
 	require.Equal(t, 5, last.Frame)
 	require.NotEmpty(t, last.Scene, "the fingerprint holds the scene summary")
 }
+
+// TestOnlyFramesBeforeAPixelReadAreDrawn: every Step call leaves its last
+// frame undrawn unless a pixel read follows it before the next frame (the
+// settle frame before a pixel read, the last frame of a wait, step or
+// trace before one, the end of a fingerprinted probe), and the pixel reads
+// all see a drawn frame.
+func TestOnlyFramesBeforeAPixelReadAreDrawn(t *testing.T) {
+	src := `
+version: 1
+probes:
+  - name: state_only
+    level: state
+    steps:
+      - wait: 100
+      - assert: s.ball.position[1] < 10
+      - trace: {name: fall, frames: 6, every: 2}
+      - click: {object: ball}
+      - assert: s.ball.position[1] < 10
+  - name: pixels
+    level: state
+    steps:
+      - assert: s.ball.position[1] < 10
+      - assert: pixel(0, 0).r == 10
+      - step: 3
+      - assert: frame == 4
+      - assert: region(0, 0, 10, 10).b == 30
+      - trace: {name: fall, frames: 4, every: 2}
+      - assert: colorDist(objectPixel("ball"), "#ff0000") < 1
+      - click: {object: ball}
+      - step: 2
+      - assert: pixel(0, 0).r == 10
+`
+	o := &opener{}
+	res := run(t, src, o, Options{})
+	for _, v := range res.Verdicts {
+		require.Equal(t, StatusPass, v.Status, v.Expr+": "+v.Message)
+	}
+	// The interface probe is not run here: two pages, one per probe.
+	require.Len(t, o.pages, 2)
+	// state_only: wait 6, trace 2+2+2, the click's 3 held frames (the fake
+	// page steps them itself), settle 1 after the click: the engine draws none.
+	require.Equal(t, []int{6, 2, 2, 2, 3, 1}, o.pages[0].stepped)
+	require.Equal(t, []bool{true, true, true, true, false, true}, o.pages[0].undrawn)
+	// pixels: settle 1 (drawn: the pixel read follows the state read), step
+	// 3 (drawn: region after an assertion on the clock), trace 2, 2 (the
+	// last drawn for objectPixel), the click's 3, step 2 (drawn; a step
+	// after an input needs no settle frame).
+	require.Equal(t, []int{1, 3, 2, 2, 3, 2}, o.pages[1].stepped)
+	require.Equal(t, []bool{false, false, true, false, false, false}, o.pages[1].undrawn)
+
+	// Fingerprinting reads the pixels at the end of every probe, so each
+	// probe's last frame is drawn (the fake page digests no pixels, so a
+	// page that does is made here).
+	o = &opener{}
+	res, err := Run(context.Background(), mustParse(t, src), func(ctx context.Context, fps float64) (Page, error) {
+		p, err := o.open(ctx, fps)
+		return digestingPage{p.(*fakePage)}, err
+	}, nil, Options{FPS: 60, Fingerprint: true})
+	require.NoError(t, err)
+	for _, v := range res.Verdicts {
+		require.Equal(t, StatusPass, v.Status, v.Expr+": "+v.Message)
+	}
+	require.Equal(t, []bool{true, true, true, true, false, false}, o.pages[0].undrawn, "the settle frame after the click ends the probe")
+	require.Equal(t, []bool{false, false, true, false, false, false}, o.pages[1].undrawn)
+}
+
+// digestingPage is a fake page that digests its pixels.
+type digestingPage struct{ *fakePage }
+
+func (p digestingPage) PixelDigest(ctx context.Context) (string, error) {
+	if err := p.canvas(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("frame-%d", p.frame), nil
+}

@@ -26,7 +26,7 @@ func (a *AssertStep) Describe() string { return "assert" }
 // Traits: an assertion reads the page when it names s, frame or t or
 // calls an observation function; one over snapshots alone reads nothing.
 func (a *AssertStep) Traits() Traits {
-	return Traits{Reads: a.readsState || a.usesPage || a.readsClock}
+	return Traits{Reads: a.readsState || a.usesPage || a.readsClock, Pixels: a.readsPixels}
 }
 
 // Frames: an assertion steps none.

@@ -92,7 +92,8 @@ func (a *TraceStep) run(x *exec) error {
 	}
 	for done := 0; done < a.Frames; {
 		k := min(a.Every, a.Frames-done)
-		if err := x.advance(k); err != nil {
+		// Only the last frame can precede a pixel read (the next step's).
+		if err := x.advanceDrawn(k, done+k == a.Frames && x.drawNeeded(x.at+1)); err != nil {
 			return err
 		}
 		done += k

@@ -598,8 +598,12 @@ type Pixels struct {
 	PNG   []byte
 }
 
-// CanvasPixels presents the last drawn frame and captures the canvas.
+// CanvasPixels presents the current frame and captures the canvas; it
+// returns ErrUndrawn when that frame's draw calls were skipped.
 func (s *Session) CanvasPixels(ctx context.Context) (Pixels, error) {
+	if !s.Drawn() {
+		return Pixels{}, fmt.Errorf("reading the canvas at frame %d: %w", s.Frame(), ErrUndrawn)
+	}
 	if err := s.Present(ctx); err != nil {
 		return Pixels{}, err
 	}

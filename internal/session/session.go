@@ -118,6 +118,8 @@ type Session struct {
 	entry    string // URL of the page
 	rec      *recorder
 	frame    atomic.Int64
+	// drawnAt is the frame whose drawing the canvas shows (0 before any).
+	drawnAt  int64
 	loaded   atomic.Bool
 	inflight atomic.Int64
 	started  atomic.Int64
@@ -313,7 +315,7 @@ func (s *Session) prepare(ctx context.Context) error {
 // navigate loads the entry page and waits for its load event and for the
 // network to go quiet.
 func (s *Session) navigate(ctx context.Context) error {
-	s.netSeen, s.pace = -1, 0
+	s.netSeen, s.pace, s.drawnAt = -1, 0, 0
 	s.input = inputLedger{}
 	s.rec.newDocument()
 	// While the page loads, the debugger reports each script compiled, so

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -118,6 +119,9 @@ func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error
 		out.Frames += stepped
 		out.Frame, out.VirtualMs = r.Frame, r.VirtualMs
 		s.frame.Store(int64(r.Frame))
+		if drawn || !s.cfg.SkipDraw || s.cfg.RealTime {
+			s.drawnAt = int64(r.Frame)
+		}
 		done += stepped
 		if perFrame := took / time.Duration(stepped); !drawn || stepped > 1 {
 			s.pace = perFrame // a drawn frame's time is mostly the GPU's
@@ -126,6 +130,17 @@ func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error
 	}
 	return out, nil
 }
+
+// Drawn reports whether the canvas shows the current frame: its draw calls
+// ran (the last frame of a Step with draw, or any frame with draw
+// skipping off). Pixels read when it is false would show an older frame.
+func (s *Session) Drawn() bool {
+	return s.Frame() > 0 && s.drawnAt == int64(s.Frame())
+}
+
+// ErrUndrawn is returned when pixels are asked for a frame that was
+// stepped without drawing: the caller should have stepped it with draw.
+var ErrUndrawn = errors.New("the current frame was stepped without drawing")
 
 // chunk is how many frames the next call into the page steps: about a
 // quarter of the call timeout at the page's measured pace, 1 while the pace

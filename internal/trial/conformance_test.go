@@ -23,7 +23,7 @@ func TestPageConformance(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, world.HTML, 0o644))
 	contracttest.Conformance(t, func(t *testing.T, fps float64) contract.Page {
 		ctx := context.Background()
-		s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: fps})
+		s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: fps, SkipDraw: true})
 		require.NoError(t, err)
 		t.Cleanup(s.Close)
 		require.True(t, s.Loaded(), "the conformance world loads: %+v", s.Log())

@@ -48,6 +48,13 @@ func (p *page) Step(ctx context.Context, frames int) error {
 	return mapErr(err)
 }
 
+// StepUndrawn steps frames without drawing the last one (contract.UndrawnStepper).
+func (p *page) StepUndrawn(ctx context.Context, frames int) error {
+	_, err := p.s.Step(ctx, frames, false)
+	p.pixels = nil
+	return mapErr(err)
+}
+
 func (p *page) Frame() int   { return p.s.Frame() }
 func (p *page) FPS() float64 { return p.fps }
 
@@ -105,6 +112,9 @@ func (p *page) capture(ctx context.Context) (image.Image, error) {
 		return p.pixels, nil
 	}
 	px, err := p.s.CanvasPixels(ctx)
+	if errors.Is(err, session.ErrUndrawn) {
+		return nil, contract.Infra(err) // the engine's mistake, not the page's
+	}
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -38,6 +38,29 @@ func Conformance(t *testing.T, open Opener) {
 	t.Run("keyboard", func(t *testing.T) { testKeyboard(t, open) })
 	t.Run("inspector", func(t *testing.T) { testInspector(t, open) })
 	t.Run("canvas", func(t *testing.T) { testCanvas(t, open) })
+	t.Run("undrawn", func(t *testing.T) { testUndrawn(t, open) })
+}
+
+// testUndrawn: stepping undrawn runs the page exactly as stepping drawn
+// does (the same state after the same frames), and pixels are refused, as
+// an infrastructure error, until a frame is drawn again (pages open with
+// draw skipping on, as trials run them).
+func testUndrawn(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, u := openWith[contract.UndrawnStepper](t, open, "the page cannot step undrawn")
+	drawnPage := open(t, 60)
+	require.NoError(t, u.StepUndrawn(ctx, 7))
+	require.NoError(t, drawnPage.Step(ctx, 7))
+	require.Equal(t, 7, p.Frame())
+	require.Equal(t, ballY(t, state(t, drawnPage)), ballY(t, state(t, p)), "the same state drawn or not")
+	if c, ok := p.(contract.Canvas); ok {
+		_, err := c.Pixel(ctx, 5, 5)
+		require.Error(t, err, "pixels of an undrawn frame")
+		require.True(t, contract.IsInfra(err), "reading an undrawn frame is the harness's mistake: %v", err)
+		require.NoError(t, p.Step(ctx, 1))
+		_, err = c.Pixel(ctx, 5, 5)
+		require.NoError(t, err, "drawn again")
+	}
 }
 
 // openWith opens a page of the conformance world at 60 fps and returns it
