@@ -180,7 +180,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		return nil, fmt.Errorf("creating a Chromium profile folder: %w", err)
 	}
 	home := filepath.Join(userDir, "home")
-	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o700); err != nil {
+	if err := os.MkdirAll(tmpDir(home), 0o700); err != nil {
 		os.RemoveAll(userDir)
 		return nil, fmt.Errorf("creating the browser's home folder: %w", err)
 	}
@@ -246,8 +246,8 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 // Environment is the whole environment Chromium starts with: a fixed PATH,
 // a home folder of its own inside the profile (so nothing the browser
 // writes under ~ lands in the user's) with its $TMPDIR in it (so no
-// scratch file outlives the browser in the machine's /tmp), UTC, US English, and the font
-// configuration variables when set. Nothing else of worldprobe's
+// scratch file outlives the browser in the machine's /tmp), UTC, US
+// English, and the font configuration variables when set. Nothing else of worldprobe's
 // environment reaches the browser: no API key, token or proxy setting.
 func Environment(home string) []string {
 	env := []string{
@@ -255,7 +255,7 @@ func Environment(home string) []string {
 		"HOME=" + home,
 		// Chromium's process-singleton socket and other scratch files go
 		// to $TMPDIR: inside the profile folder, they go when it goes.
-		"TMPDIR=" + filepath.Join(home, "tmp"),
+		"TMPDIR=" + tmpDir(home),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
@@ -270,6 +270,9 @@ func Environment(home string) []string {
 	}
 	return env
 }
+
+// tmpDir is the browser's $TMPDIR inside its home folder.
+func tmpDir(home string) string { return filepath.Join(home, "tmp") }
 
 // denyDownloads makes the browser refuse every download in the browser
 // context id ("" for the default one): a page's <a download> or a

@@ -149,8 +149,7 @@ func (p *parser) compileAssertion(env *cel.Env, pr *Probe, a *Assertion, an *ana
 	for _, problem := range an.problems {
 		fail(problem)
 	}
-	a.readsState, a.readsClock, a.observes, a.usesPage, a.reads = an.readsState, an.readsClock, an.observes, an.usesPage, an.reads
-	a.readsPixels = an.pixels
+	a.readsState, a.readsClock, a.observes, a.readsPixels, a.usesPage, a.reads = an.readsState, an.readsClock, an.observes, an.readsPixels, an.usesPage, an.reads
 	// Plan the programs now: once for good when the assertion is pure, and
 	// as a check when it reads the page (it is planned per evaluation then).
 	prog, explain, err := a.programs(nil)
@@ -226,21 +225,21 @@ type analysis struct {
 	defined   map[string]bool
 	traced    map[string]bool
 
-	probe      string
-	line       int
-	readsState bool
-	readsClock bool
-	observes   bool
-	pixels     bool
-	usesPage   bool
-	reads      []Read
-	problems   []string
-	reported   map[string]bool
+	probe       string
+	line        int
+	readsState  bool
+	readsClock  bool
+	observes    bool
+	readsPixels bool
+	usesPage    bool
+	reads       []Read
+	problems    []string
+	reported    map[string]bool
 }
 
 func (an *analysis) reset(probe string, line int) {
 	an.probe, an.line = probe, line
-	an.readsState, an.readsClock, an.observes, an.pixels, an.usesPage = false, false, false, false, false
+	an.readsState, an.readsClock, an.observes, an.readsPixels, an.usesPage = false, false, false, false, false
 	an.reads, an.problems, an.reported = nil, nil, map[string]bool{}
 }
 
@@ -389,7 +388,7 @@ func (an *analysis) walk(e ast.Expr, scope map[string]pathVal, chained bool) {
 				an.observes = true
 			}
 			if contains(pixelFuncs, call.FunctionName()) {
-				an.pixels = true
+				an.readsPixels = true
 			}
 			if contains(pageFuncs, call.FunctionName()) {
 				an.usesPage = true

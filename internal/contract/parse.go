@@ -168,17 +168,17 @@ func (p *parser) nums(n *yaml.Node, what string, count int) ([]float64, bool) {
 // step's device; an orientation needs a position.
 func (p *parser) pose(fields map[string]field, what string) (position, orientation []float64, ok bool) {
 	ok = true
-	if f, has := fields["position"]; has {
-		position, ok = p.nums(f.value, what+": position", 3)
+	pos, hasPosition := fields["position"]
+	if hasPosition {
+		position, ok = p.nums(pos.value, what+": position", 3)
 	}
 	if f, has := fields["orientation"]; has {
 		var good bool
-		orientation, good = p.nums(f.value, what+": orientation", 4)
-		ok = ok && good
-		if good && position == nil && ok {
+		if orientation, good = p.nums(f.value, what+": orientation", 4); good && !hasPosition {
 			p.errorf(f.value, "%s: orientation needs a position", what)
-			ok = false
+			good = false
 		}
+		ok = ok && good
 	}
 	return position, orientation, ok
 }

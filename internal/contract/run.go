@@ -286,11 +286,7 @@ func (r *runner) runInterface() error {
 	}
 	defer closePage(page)
 	step := fmt.Sprintf("step %d", r.opts.InterfaceFrames)
-	if u, ok := page.(UndrawnStepper); ok {
-		err = u.StepUndrawn(r.ctx, r.opts.InterfaceFrames)
-	} else {
-		err = page.Step(r.ctx, r.opts.InterfaceFrames)
-	}
+	err = stepPage(r.ctx, page, r.opts.InterfaceFrames, false)
 	var state any
 	if err == nil {
 		step = "state"
@@ -550,10 +546,7 @@ func (pr *probeRun) settle(s Step) error {
 		return nil
 	}
 	pr.pending = false
-	if err := pr.spend(1); err != nil {
-		return err
-	}
-	return pr.step(1, pr.drawNeeded(pr.at))
+	return pr.advanceDrawn(1, pr.drawNeeded(pr.at))
 }
 
 // errBudget reports a probe stepping past the frame budget. CheckBudget
@@ -572,14 +565,16 @@ func (pr *probeRun) advanceDrawn(n int, draw bool) error {
 	if err := pr.spend(n); err != nil {
 		return err
 	}
-	return pr.step(n, draw)
+	return stepPage(pr.ctx, pr.page, n, draw)
 }
 
-func (pr *probeRun) step(n int, draw bool) error {
-	if u, ok := pr.page.(UndrawnStepper); ok && !draw {
-		return u.StepUndrawn(pr.ctx, n)
+// stepPage steps n frames of page, leaving the last undrawn unless draw is
+// true or the page cannot (it is not an UndrawnStepper).
+func stepPage(ctx context.Context, page Page, n int, draw bool) error {
+	if u, ok := page.(UndrawnStepper); ok && !draw {
+		return u.StepUndrawn(ctx, n)
 	}
-	return pr.page.Step(pr.ctx, n)
+	return page.Step(ctx, n)
 }
 
 // drawNeeded says whether the frame about to be stepped must be drawn:

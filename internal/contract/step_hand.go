@@ -76,7 +76,7 @@ func (a *HandStep) Traits() Traits { return Traits{Input: true} }
 func (a *HandStep) FrameCount(Timing) int { return 0 }
 
 func (a *HandStep) run(x *exec) error {
-	xr, err := capability[XR](x.page, "an XR headset (task.yaml xr:)")
+	xr, err := x.headset()
 	if err != nil {
 		return err
 	}

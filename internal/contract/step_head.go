@@ -6,6 +6,12 @@ import (
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
+// headset is the page's XR capability, or the infrastructure error that
+// names the task setting that gives one.
+func (x *exec) headset() (XR, error) {
+	return capability[XR](x.page, "an XR headset (task.yaml xr:)")
+}
+
 // HeadStep places the emulated headset.
 type HeadStep struct {
 	Position, Orientation []float64
@@ -45,7 +51,7 @@ func (a *HeadStep) Traits() Traits { return Traits{Input: true} }
 func (a *HeadStep) FrameCount(Timing) int { return 0 }
 
 func (a *HeadStep) run(x *exec) error {
-	xr, err := capability[XR](x.page, "an XR headset (task.yaml xr:)")
+	xr, err := x.headset()
 	if err != nil {
 		return err
 	}
