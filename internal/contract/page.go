@@ -85,6 +85,14 @@ type XR interface {
 	// XRPinch sets a hand's pinch in [0, 1]: 1 closes it (a select starts),
 	// 0 opens it (the select ends).
 	XRPinch(ctx context.Context, hand string, value float64) error
+	// XRPinchPose closes a hand's thumb and index finger into the pinch
+	// pose without pinching (closed), or gives the hand back the pose it
+	// had before (open), from the next frame. A real hand's fingers meet
+	// before the system reports a pinch and part after it ends; the hand
+	// step closes them a frame before the pinch and opens them a frame
+	// after it, so a page sees no jump of the fingertips at the pinch's
+	// events.
+	XRPinchPose(ctx context.Context, hand string, closed bool) error
 }
 
 // Keyboard is a page that takes key events and typed text.

@@ -51,6 +51,8 @@ type Field struct {
 	Type string
 	// Values are the allowed values of an enum.
 	Values []string
+	// Nullable allows null as well as a value of Type.
+	Nullable bool
 }
 
 // Options configure Run.
@@ -358,12 +360,16 @@ func checkField(state any, f Field) string {
 			return fmt.Sprintf("%s is missing (no such key: %s)", f.Path, key)
 		}
 	}
-	if ok := conforms(v, f); !ok {
+	if ok := conforms(v, f) || (v == nil && f.Nullable); !ok {
 		want := TypeDescription(f.Type)
 		if f.Type == "enum" {
 			want = "one of " + strings.Join(quoteAll(f.Values), ", ")
 		}
-		return fmt.Sprintf("%s = %s, want %s (%s)", f.Path, describeJSON(v), f.Type, want)
+		typ := f.Type
+		if f.Nullable {
+			typ, want = typ+" or null", want+", or null"
+		}
+		return fmt.Sprintf("%s = %s, want %s (%s)", f.Path, describeJSON(v), typ, want)
 	}
 	return ""
 }

@@ -111,7 +111,7 @@ func TestInterfaceProbe(t *testing.T) {
 			return map[string]any{
 				"ball":  map[string]any{"position": []any{0.0, 1.0, 2.0}, "radius": "big", "flat": []any{1.0, 2.0}},
 				"count": 3.0, "ratio": 0.5, "nan": "NaN", "ok": true, "name": "x", "mode": "run",
-				"list": []any{}, "obj": map[string]any{}, "grid": 7.0,
+				"list": []any{}, "obj": map[string]any{}, "grid": 7.0, "held": nil,
 			}
 		}
 	}}
@@ -132,6 +132,9 @@ func TestInterfaceProbe(t *testing.T) {
 		{Path: "list", Type: "array"},
 		{Path: "obj", Type: "object"},
 		{Path: "grid.cells", Type: "array"},
+		{Path: "held", Type: "enum", Values: []string{"left", "right"}, Nullable: true},
+		{Path: "held", Type: "enum", Values: []string{"left", "right"}},
+		{Path: "mode", Type: "enum", Values: []string{"a"}, Nullable: true},
 	}
 	res := run(t, `
 version: 1
@@ -158,6 +161,9 @@ probes:
 		"list: array | pass | ",
 		"obj: object | pass | ",
 		"grid.cells: array | fail | grid is 7, not an object",
+		"held: enum | pass | ",
+		`held: enum | fail | held = null, want enum (one of "left", "right")`,
+		`mode: enum | fail | mode = "run", want enum or null (one of "a", or null)`,
 		"true | pass | ",
 	}, messages(res))
 	for _, v := range res.Verdicts[:len(fields)] {

@@ -19,7 +19,7 @@ func init() {
 	registerStep(stepType{
 		Kind: StepHand, Order: 160,
 		Example: "`hand: {hand: right, position: [0.1, 1.2, -0.4], pinch: 1}`",
-		Doc:     "moves a tracked hand of the XR headset (`left` or `right`; the headset switches to hand input) to `position`, turns it to `orientation`, and sets its `pinch` in [0, 1] (1 closes it: a select starts; 0 opens it); at least one of position and pinch",
+		Doc:     "moves a tracked hand of the XR headset (`left` or `right`; the headset switches to hand input) to `position`, turns it to `orientation`, and sets its `pinch` in [0, 1] (above 0 a select starts; 0 ends it); at least one of position and pinch. As a real hand does, the thumb and index finger meet one frame before the pinch is reported and part one frame after it ends, so a pinch change steps one frame of its own",
 		Parse:   parseHand,
 	})
 }
@@ -72,8 +72,14 @@ func (a *HandStep) Describe() string {
 // Traits: moving a hand is input.
 func (a *HandStep) Traits() Traits { return Traits{Input: true} }
 
-// FrameCount: none of its own.
-func (a *HandStep) FrameCount(Timing) int { return 0 }
+// FrameCount: a pinch change steps the frame in which the fingers close
+// before the pinch (or have parted after it).
+func (a *HandStep) FrameCount(Timing) int {
+	if a.Pinch != nil {
+		return 1
+	}
+	return 0
+}
 
 func (a *HandStep) run(x *exec) error {
 	xr, err := x.headset()
@@ -85,8 +91,27 @@ func (a *HandStep) run(x *exec) error {
 			return err
 		}
 	}
-	if a.Pinch != nil {
+	if a.Pinch == nil {
+		return nil
+	}
+	// Closing: the fingers meet, a frame passes, then the pinch is
+	// reported. Opening: the pinch ends, a frame passes, then the fingers
+	// part. Either way the page's events come on a frame whose joints are
+	// those of the pinch.
+	if *a.Pinch > 0 {
+		if err := xr.XRPinchPose(x.ctx, a.Hand, true); err != nil {
+			return err
+		}
+		if err := x.advance(1); err != nil {
+			return err
+		}
 		return xr.XRPinch(x.ctx, a.Hand, *a.Pinch)
 	}
-	return nil
+	if err := xr.XRPinch(x.ctx, a.Hand, 0); err != nil {
+		return err
+	}
+	if err := x.advance(1); err != nil {
+		return err
+	}
+	return xr.XRPinchPose(x.ctx, a.Hand, false)
 }

@@ -30,7 +30,11 @@ func PromptInterface(t *Task) string {
 		if !contains(used, f.Type) {
 			used = append(used, f.Type)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |", f.Path, f.Type, cell(f.Unit), cell(f.Description))
+		typ := f.Type
+		if f.Nullable {
+			typ += " or `null`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |", f.Path, typ, cell(f.Unit), cell(f.Description))
 		if enums {
 			vals := make([]string, len(f.Values))
 			for i, v := range f.Values {

@@ -133,6 +133,8 @@ type StateField struct {
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Values are the allowed strings of an enum.
 	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
+	// Nullable allows null besides a value of Type ("nothing held").
+	Nullable bool `yaml:"nullable,omitempty" json:"nullable,omitempty"`
 }
 
 // Param is a numeric task parameter: the Core task uses Default, Robust
@@ -196,7 +198,7 @@ func (t *Task) Slug() string { return t.ID[strings.LastIndexByte(t.ID, '/')+1:] 
 func (t *Task) Interface() []contract.Field {
 	out := make([]contract.Field, len(t.State))
 	for i, f := range t.State {
-		out[i] = contract.Field{Path: f.Path, Type: f.Type, Values: f.Values}
+		out[i] = contract.Field{Path: f.Path, Type: f.Type, Values: f.Values, Nullable: f.Nullable}
 	}
 	return out
 }

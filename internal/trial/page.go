@@ -266,6 +266,25 @@ d.primaryInputMode = 'hand';
 d.hands[a.hand].updatePinchValue(a.value);`)
 }
 
+// XRPinchPose closes a hand's fingers into IWER's pinch pose, remembering
+// the pose it had, or gives that pose back (contract.XR).
+func (p *page) XRPinchPose(ctx context.Context, hand string, closed bool) error {
+	p.pixels = nil
+	arg, err := json.Marshal(map[string]any{"hand": hand, "closed": closed})
+	if err != nil {
+		return err
+	}
+	return p.xr(ctx, `const a = `+string(arg)+`;
+d.primaryInputMode = 'hand';
+const h = d.hands[a.hand], was = '`+xr.PoseBeforePinch+`';
+if (a.closed) {
+  if (h.poseId !== 'pinch') Object.defineProperty(h, was, { value: h.poseId, configurable: true, writable: true });
+  h.poseId = 'pinch';
+} else {
+  h.poseId = h[was] || 'default';
+}`)
+}
+
 // xr runs body with d bound to the page's emulated headset.
 func (p *page) xr(ctx context.Context, body string) error {
 	var ok bool

@@ -135,7 +135,9 @@ func TestProbeHealth(t *testing.T) {
 // emulated headset in the load check and in every probe (one at 30 fps,
 // one with a reload), and its head and hand steps drive it: the three.js
 // VR app presents from its first frame, one XR frame per stepped frame, and
-// sees the head, the fingertip and the pinch. Without `xr:` the same app's
+// sees the head, the fingertip and the pinch — the thumb and index tips
+// already together the frame before the pinch starts and still together at
+// the frame it ends, apart again after. Without `xr:` the same app's
 // session request is refused (a crash of the page, which asked for XR with
 // no headset), and a head step on a page without a headset is the task's
 // fault: the run stops with an error that says so, and nothing is scored.
@@ -160,7 +162,8 @@ func TestXRTaskRunsWithTheHeadset(t *testing.T) {
 		return tr
 	}
 	vrState := "  - {path: presenting, type: boolean}\n  - {path: frames, type: number}\n  - {path: head, type: vec3}\n" +
-		"  - {path: tip, type: vec3}\n  - {path: selecting, type: boolean}\n  - {path: selects, type: number}\n"
+		"  - {path: tip, type: vec3}\n  - {path: selecting, type: boolean}\n  - {path: selects, type: number}\n" +
+		"  - {path: gap, type: number}\n  - {path: gapBeforeStart, type: number}\n  - {path: gapAtStart, type: number}\n  - {path: gapAtEnd, type: number}\n"
 	vrContract := `version: 1
 probes:
   - name: presents
@@ -185,10 +188,13 @@ probes:
       - assert: approx(s.head[1], 1.2, 0.000001) && approx(s.head[2], 0.25, 0.000001) && approx(s.head[0], 0.5, 0.05)
       - hand: {hand: right, position: [0.2, 1.3, -0.4]}
       - assert: dist(s.tip, [0.2, 1.3, -0.4]) < 0.25 && !s.selecting
+      - assert: s.gap > 0.05
       - hand: {hand: right, pinch: 1}
       - assert: s.selecting
+      - assert: s.gapBeforeStart < 0.005 && s.gapAtStart < 0.005
       - hand: {hand: right, pinch: 0}
       - assert: '!s.selecting && s.selects == 1'
+      - assert: s.gapAtEnd < 0.005 && s.gap > 0.05
 `
 	tr := run("xr: metaQuest3\n", vrState, vrContract, vrPage)
 	require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)

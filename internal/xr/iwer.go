@@ -18,6 +18,10 @@ const IWERURL = "https://unpkg.com/iwer@2.5.0/build/iwer.min.js"
 // (IWER's XRDevice) for the harness; it is not enumerable.
 const DeviceGlobal = "__wpXR"
 
+// PoseBeforePinch is the property of an emulated hand that keeps the pose
+// it had before the harness closed its fingers for a pinch.
+const PoseBeforePinch = "__wpPoseBeforePinch"
+
 // Profiles are IWER's device configurations a session may emulate.
 var Profiles = []string{"metaQuest3", "metaQuest2", "metaQuestPro", "oculusQuest1"}
 
