@@ -1,0 +1,56 @@
+package contract
+
+import "go.yaml.in/yaml/v3"
+
+// StepRayClick points a hand's ray at a target and selects.
+const StepRayClick StepKind = "rayClick"
+
+// RayClickStep is pointTo, then a select held for the contract's hold.
+type RayClickStep struct {
+	Hand   string
+	Target Target
+}
+
+func init() {
+	registerStep(stepType{
+		Kind: StepRayClick, Order: 270,
+		Example: "`rayClick: {hand: right, object: button}`",
+		Doc: "`pointTo` the target, then a select on the hand's active XR input held for the contract's hold (as `click` holds the button): " +
+			"`selectstart` on the first frame, `selectend` once the select is let go",
+		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+			h, t, ok := parseHandTarget(p, v, c)
+			return &RayClickStep{Hand: h, Target: t}, ok
+		},
+	})
+}
+
+// Describe renders "rayClick right TARGET".
+func (a *RayClickStep) Describe() string { return "rayClick " + a.Hand + " " + a.Target.String() }
+
+// Traits: it reads the scene, sends input and steps its hold.
+func (a *RayClickStep) Traits() Traits { return Traits{Reads: true, Input: true} }
+
+// FrameCount is the hold, at least one frame (a select needs a frame with
+// it down).
+func (a *RayClickStep) FrameCount(t Timing) int { return max(t.Hold(0), 1) }
+
+func (a *RayClickStep) run(x *exec) error {
+	xr, err := x.headset()
+	if err != nil {
+		return err
+	}
+	device, err := x.activeDevice(xr, a.Hand)
+	if err != nil {
+		return err
+	}
+	if err := x.aim(xr, device, a.Target); err != nil {
+		return err
+	}
+	if err := xr.XRSelect(x.ctx, a.Hand, 1); err != nil {
+		return err
+	}
+	if err := x.advance(a.FrameCount(x.timing())); err != nil {
+		return err
+	}
+	return xr.XRSelect(x.ctx, a.Hand, 0)
+}
