@@ -34,8 +34,9 @@ func init() {
 // Describe renders "lookAtTarget TARGET".
 func (a *LookAtTargetStep) Describe() string { return "lookAtTarget " + a.Target.String() }
 
-// Traits: it reads the scene (an object's position) and turns the head.
-func (a *LookAtTargetStep) Traits() Traits { return Traits{Reads: true, Input: true} }
+// Traits: turning the head is input (it settles the page first, so an
+// object target is read where the page has put it).
+func (a *LookAtTargetStep) Traits() Traits { return Traits{Input: true} }
 
 // FrameCount: none of its own.
 func (a *LookAtTargetStep) FrameCount(Timing) int { return 0 }

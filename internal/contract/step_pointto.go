@@ -39,8 +39,9 @@ func parseHandTarget(p *parser, v *yaml.Node, c stepContext) (string, Target, bo
 // Describe renders "pointTo right TARGET".
 func (a *PointToStep) Describe() string { return "pointTo " + a.Hand + " " + a.Target.String() }
 
-// Traits: it reads the scene (an object's position) and turns the hand.
-func (a *PointToStep) Traits() Traits { return Traits{Reads: true, Input: true} }
+// Traits: turning a hand is input (it settles the page first, so an
+// object target is read where the page has put it).
+func (a *PointToStep) Traits() Traits { return Traits{Input: true} }
 
 // FrameCount: none of its own.
 func (a *PointToStep) FrameCount(Timing) int { return 0 }

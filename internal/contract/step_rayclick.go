@@ -27,8 +27,8 @@ func init() {
 // Describe renders "rayClick right TARGET".
 func (a *RayClickStep) Describe() string { return "rayClick " + a.Hand + " " + a.Target.String() }
 
-// Traits: it reads the scene, sends input and steps its hold.
-func (a *RayClickStep) Traits() Traits { return Traits{Reads: true, Input: true} }
+// Traits: input, with its hold stepped in run (FrameCount).
+func (a *RayClickStep) Traits() Traits { return Traits{Input: true} }
 
 // FrameCount is the hold, at least one frame (a select needs a frame with
 // it down).

@@ -28,8 +28,9 @@ func init() {
 // Describe renders "reachTo right TARGET".
 func (a *ReachToStep) Describe() string { return "reachTo " + a.Hand + " " + a.Target.String() }
 
-// Traits: it reads the scene (an object's position) and moves the hand.
-func (a *ReachToStep) Traits() Traits { return Traits{Reads: true, Input: true} }
+// Traits: moving a hand is input (it settles the page first, so an object
+// target is read where the page has put it).
+func (a *ReachToStep) Traits() Traits { return Traits{Input: true} }
 
 // FrameCount: none of its own.
 func (a *ReachToStep) FrameCount(Timing) int { return 0 }

@@ -33,19 +33,19 @@ func (p *parser) handOf(v *yaml.Node, fields map[string]field, what string) (str
 }
 
 // xrTarget reads an XR target from fields: exactly one of world: [x, y, z]
-// and object: NAME.
+// and object: NAME (the step's mapping allows no other target key).
 func (p *parser) xrTarget(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
-	t, ok := p.target(v, fields, what)
-	if !ok {
-		return t, false
-	}
-	for _, k := range xrTargetKinds {
-		if t.Kind() == k {
-			return t, true
+	n := 0
+	for _, k := range xrTargetKeys() {
+		if _, ok := fields[k]; ok {
+			n++
 		}
 	}
-	p.errorf(v, "%s: an XR step aims at {world: [x, y, z]} or {object: name}, not %s", what, t)
-	return t, false
+	if n != 1 {
+		p.errorf(v, "%s: want one target: {world: [x, y, z]} or {object: name}", what)
+		return Target{}, false
+	}
+	return p.target(v, fields, what)
 }
 
 // xrTargetKeys are the keys of xrTargetKinds.
