@@ -296,4 +296,17 @@ probes:
 	}
 	require.NotEmpty(t, hashes[0])
 	require.Equal(t, []string{hashes[0], hashes[0], hashes[0]}, hashes, "three runs, one state hash")
+
+	// Without xr: in task.yaml, the first XR step stops the run naming the fix.
+	flatPage, err := filepath.Abs(filepath.Join("..", "inspect", "testdata", "pages", "ok.html"))
+	require.NoError(t, err)
+	flat := filepath.Join(t.TempDir(), "xr", "flat")
+	tk, c = writeTask(t, flat, map[string]string{
+		"task.yaml":     "id: xr/flat\ntitle: Flat\ncategory: xr\ndifficulty: D1\nstate:\n  - {path: frames, type: number}\n",
+		"brief.md":      "# Flat\n\nExpose the state.\n",
+		"contract.yaml": "version: 1\nprobes:\n  - name: grab\n    level: state\n    steps:\n      - controller: {hand: left, squeeze: 1}\n      - assert: s.frames > 0\n",
+	})
+	r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	_, err = r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: flatPage, Model: "m", Candidate: "c", Dir: t.TempDir()})
+	require.EqualError(t, err, "running the contract of xr/flat: probe grab: controller left squeeze 1: the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)")
 }

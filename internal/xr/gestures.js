@@ -105,10 +105,12 @@
     return out;
   };
 
-  const poses = (() => {
-    const k = Object.getOwnPropertySymbols(device.hands.left).find((s) => s.description === '@iwer/xr-hand-input');
-    return k ? device.hands.left[k].poses : null;
-  })();
+  // A device without tracked hands gets no gestures (a gesture step then
+  // fails naming the pose the headset lacks).
+  const left = device.hands && device.hands.left;
+  if (!left) return [];
+  const k = Object.getOwnPropertySymbols(left).find((s) => s.description === '@iwer/xr-hand-input');
+  const poses = k ? left[k].poses : null;
   if (!poses || !poses.default) return [];
   const base = poses.default;
   const relaxed = {};

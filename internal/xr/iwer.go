@@ -80,7 +80,7 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		"  if (window !== window.top || typeof IWER === 'undefined' || window." + DeviceGlobal + ") return;\n" +
 		"  const device = new IWER.XRDevice(IWER[" + strconv.Quote(profile) + "]);\n" +
 		"  device.installRuntime({ forceInstall: true });\n" +
-		"  (" + gestures + ")(device);\n" +
+		"  try { (" + gestures + ")(device); } catch (e) { /* no gestures: a gesture step says so */ }\n" +
 		"  const xr = navigator.xr;\n" +
 		"  if (xr && typeof xr.offerSession === 'function') {\n" +
 		"    const offer = xr.offerSession;\n" +
