@@ -13,7 +13,7 @@ func init() {
 	registerStep(stepType{
 		Kind: StepStartSelect, Order: 190,
 		Example: "`startSelect: {hand: right}`",
-		Doc:     "starts a select on the hand's active XR input — closes a tracked hand's pinch, pulls a controller's trigger; the page gets `selectstart` on the next frame and `select`/`selectend` after `endSelect`",
+		Doc:     "starts a select on the hand's active XR input — closes a tracked hand's pinch, pulls a controller's trigger; the page gets `selectstart` on the next frame (IWER 2.5 fires `select` with it: docs/xr.md) and `selectend` after `endSelect`",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			h, ok := parseHandOnly(p, v, c)
 			return &StartSelectStep{Hand: h}, ok

@@ -185,3 +185,33 @@ func TestXRStepParseErrors(t *testing.T) {
 		require.EqualError(t, err, c.want, c.step)
 	}
 }
+
+// moveHand moves the active input in the head's yaw frame; rotateHand
+// turns it in its own frame.
+func TestXRHandMoves(t *testing.T) {
+	o := xrOpener()
+	res := run(t, `
+version: 1
+probes:
+  - name: hand
+    level: transition
+    steps:
+      - rotate: {yaw: 90}
+      - assert: s.right.ray == [-0.4, 1.5, -0.25]
+      - moveHand: {hand: right, forward: 0.1, up: -0.05}
+      - assert: s.right.ray == [-0.5, 1.45, -0.25] && s.right.dir == [-1.0, 0.0, 0.0]
+      - rotateHand: {hand: right, pitch: 90}
+      - assert: s.right.ray == [-0.5, 1.45, -0.25] && s.right.dir == [0.0, 1.0, 0.0]
+      - rotateHand: {hand: right, pitch: -90}
+      - assert: s.right.dir == [-1.0, 0.0, 0.0]
+      - rotateHand: {hand: right, yaw: 90, roll: 30}
+      - assert: s.right.dir == [0.0, 0.0, 1.0]
+      - gesture: {hand: left, pose: fist}
+      - moveHand: {hand: left, right: 0.2}
+      - assert: s.mode == "hand" && s.left.ray == [-0.4, 1.5, 0.05]
+`, o, Options{})
+	for _, m := range messages(res) {
+		require.True(t, strings.Contains(m, "| pass |"), m)
+	}
+	require.Len(t, res.Verdicts, 6)
+}

@@ -211,7 +211,8 @@ probes:
 // buttons, axes and select/squeeze events; the gestures' shapes (a fist's
 // curled fingers, a palm facing up, a thumb pointing up); a select started
 // and ended on a hand; teleporting, turning and walking the user (the
-// hands come along); the head and the rays aimed at an object; the grip
+// hands come along); a hand moved in the head's frame and turned in its
+// own; the head and the rays aimed at an object; the grip
 // and the index fingertip placed on a point within 1 mm; a ray click. Three
 // runs give the same state hash.
 func TestXRStepsDriveTheUser(t *testing.T) {
@@ -259,6 +260,9 @@ probes:
       - assert: approx(s.yaw, 90, 0.0001) && dist(s.head, [1, 1.6, -2]) < 0.00001 && dist(s.right.ray, [0.6, 1.5, -2.25]) < 0.00001
       - walk: {forward: 1, up: 0.1}
       - assert: dist(s.head, [0, 1.7, -2]) < 0.00001 && dist(s.right.ray, [-0.4, 1.6, -2.25]) < 0.00001 && approx(s.yaw, 90, 0.0001)
+      - moveHand: {hand: right, forward: 0.1, up: -0.05}
+      - rotateHand: {hand: right, pitch: 90}
+      - assert: dist(s.right.ray, [-0.5, 1.55, -2.25]) < 0.00001 && dist(s.right.dir, [0, 1, 0]) < 0.00001
   - name: aim_and_reach
     level: transition
     steps:
