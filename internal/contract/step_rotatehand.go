@@ -71,7 +71,9 @@ func (a *RotateHandStep) run(x *exec) error {
 	if err != nil {
 		return err
 	}
-	half := func(deg float64) (float64, float64) { return math.Sin(deg * math.Pi / 360), math.Cos(deg * math.Pi / 360) }
+	half := func(deg float64) (float64, float64) {
+		return math.Sin(deg * math.Pi / 360), math.Cos(deg * math.Pi / 360)
+	}
 	ys, yc := half(a.Yaw)
 	ps, pc := half(a.Pitch)
 	rs, rc := half(a.Roll)
