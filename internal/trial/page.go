@@ -424,6 +424,7 @@ const turn = (o) => {
   q.set(c * x + s * z, c * y + s * w, c * z - s * x, c * w - s * y);
 };
 const move = (o) => {
+  if (!o) return;
   const dx = o.position.x - h[0], dz = o.position.z - h[2];
   o.position.set(h[0] + cy * dx + sy * dz + a.t[0], o.position.y + a.t[1], h[2] - sy * dx + cy * dz + a.t[2]);
   turn(o);
