@@ -41,6 +41,12 @@
     const c = Math.cos(a), s = Math.sin(a);
     return { x: f.x, y: add(scale(f.y, c), scale(f.z, s)), z: sub(scale(f.z, c), scale(f.y, s)), p: f.p };
   };
+  // orthonormal is f with its axes made exactly orthonormal (IWER's are so
+  // to float32 precision only), keeping z's direction.
+  const orthonormal = (f) => {
+    const z = norm(f.z), y = norm(sub(f.y, scale(z, dot(f.y, z))));
+    return { x: cross(y, z), y, z, p: f.p };
+  };
   // apply multiplies the 3×3 matrix r (rows) with v.
   const apply = (r, v) => [dot(r[0], v), dot(r[1], v), dot(r[2], v)];
   const turnFrame = (r, f) => ({ x: apply(r, f.x), y: apply(r, f.y), z: apply(r, f.z), p: apply(r, f.p) });
@@ -101,7 +107,7 @@
     }
     const thumb = THUMB.slice(1);
     const lengths = lengthsOf(relaxed, thumb);
-    chain(out, thumb, lengths, turnX(relaxed[thumb[0]], -thumbCurl[0] * deg), [0, thumbCurl[1], 0]);
+    chain(out, thumb, lengths, turnX(orthonormal(relaxed[thumb[0]]), -thumbCurl[0] * deg), [0, thumbCurl[1], 0]);
     return out;
   };
 
@@ -132,7 +138,7 @@
   const thumbsUp = derive(relaxed, [85, 100, 65], [0, 0]);
   const thumbDir = norm(sub(thumbsUp['thumb-tip'].p, thumbsUp['thumb-metacarpal'].p));
   const wrist = relaxed.wrist;
-  const palmNormal = scale(wrist.y, -1);
+  const palmNormal = norm(scale(wrist.y, -1)); // IWER's axes are unit to float32 precision only
   const fingerDir = norm(sub(scale(wrist.z, -1), scale(palmNormal, dot(scale(wrist.z, -1), palmNormal))));
 
   const added = {
