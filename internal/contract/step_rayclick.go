@@ -5,7 +5,8 @@ import "go.yaml.in/yaml/v3"
 // StepRayClick points a hand's ray at a target and selects.
 const StepRayClick StepKind = "rayClick"
 
-// RayClickStep is pointTo, then a select held for the contract's hold.
+// RayClickStep is pointTo (when it has a Target), then a select held for
+// the contract's hold.
 type RayClickStep struct {
 	Hand   string
 	Target Target
@@ -16,16 +17,38 @@ func init() {
 		Kind: StepRayClick, Order: 270,
 		Example: "`rayClick: {hand: right, object: button}`",
 		Doc: "`pointTo` the target, then a select on the hand's active XR input held for the contract's hold (as `click` holds the button): " +
-			"`selectstart` on the first frame, `selectend` once the select is let go",
-		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
-			h, t, ok := parseHandTarget(p, v, c)
-			return &RayClickStep{Hand: h, Target: t}, ok
-		},
+			"`selectstart` on the first frame, `selectend` once the select is let go. Without a target (`rayClick: {hand: right}`, GenXR-Test's `click(hand)`) it selects where the input points",
+		Parse: parseRayClick,
 	})
 }
 
-// Describe renders "rayClick right TARGET".
-func (a *RayClickStep) Describe() string { return "rayClick " + a.Hand + " " + a.Target.String() }
+// parseRayClick reads {hand, TARGET} or {hand}.
+func parseRayClick(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
+	fields := p.mapping(v, c.what, append([]string{"hand"}, xrTargetKeys()...)...)
+	if fields == nil {
+		return nil, false
+	}
+	r := &RayClickStep{}
+	var ok bool
+	r.Hand, ok = p.handOf(v, fields, c.what)
+	for _, k := range xrTargetKeys() {
+		if _, has := fields[k]; has {
+			var good bool
+			r.Target, good = p.xrTarget(v, fields, c.what)
+			ok = ok && good
+			break
+		}
+	}
+	return r, ok
+}
+
+// Describe renders "rayClick right TARGET", or "rayClick right" without one.
+func (a *RayClickStep) Describe() string {
+	if a.Target.Kind() == "" {
+		return "rayClick " + a.Hand
+	}
+	return "rayClick " + a.Hand + " " + a.Target.String()
+}
 
 // Traits: input, with its hold stepped in run (FrameCount).
 func (a *RayClickStep) Traits() Traits { return Traits{Input: true} }
@@ -39,12 +62,14 @@ func (a *RayClickStep) run(x *exec) error {
 	if err != nil {
 		return err
 	}
-	device, err := x.activeDevice(xr, a.Hand)
-	if err != nil {
-		return err
-	}
-	if err := x.aim(xr, device, a.Target); err != nil {
-		return err
+	if a.Target.Kind() != "" {
+		device, err := x.activeDevice(xr, a.Hand)
+		if err != nil {
+			return err
+		}
+		if err := x.aim(xr, device, a.Target); err != nil {
+			return err
+		}
 	}
 	if err := xr.XRSelect(x.ctx, a.Hand, 1); err != nil {
 		return err

@@ -69,11 +69,13 @@ probes:
       - reachTo: {hand: left, object: target}
       - rayClick: {hand: right, object: target}
       - assert: s.right.selects == 1.0 && !s.right.selecting
+      - rayClick: {hand: right}
+      - assert: s.right.selects == 2.0 && !s.right.selecting
 `, o, Options{})
 	for _, m := range messages(res) {
 		require.True(t, strings.Contains(m, "| pass |"), m)
 	}
-	require.Len(t, res.Verdicts, 9)
+	require.Len(t, res.Verdicts, 10)
 
 	aim := o.pages[3].xr
 	// The head at (0, 1.6, 0) looks at the box at (0, 1.2, -1): no yaw,
@@ -91,10 +93,10 @@ probes:
 	n := math.Sqrt(to[0]*to[0] + to[1]*to[1] + to[2]*to[2])
 	requireNear(t, []float64{to[0] / n, to[1] / n, to[2] / n}, d, "the right ray aims at the box")
 	// A settle frame before each step that follows input (the load
-	// included) and before each assertion, none before reachTo (the assert
-	// settled the page), and the ray click's hold with the trigger down
-	// (50 ms at 60 fps: 3 frames).
-	require.Equal(t, []int{1, 1, 1, 1, 3, 1}, o.pages[3].stepped)
+	// included) and before each assertion, none before reachTo or the
+	// second ray click (an assert settled the page), and each ray click's
+	// hold with the trigger down (50 ms at 60 fps: 3 frames).
+	require.Equal(t, []int{1, 1, 1, 1, 3, 1, 3, 1}, o.pages[3].stepped)
 }
 
 // An XR step on a page without a headset stops the run naming the fix; a

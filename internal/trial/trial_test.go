@@ -213,7 +213,8 @@ probes:
 // and ended on a hand; teleporting, turning and walking the user (the
 // hands come along); a hand moved in the head's frame and turned in its
 // own; the head and the rays aimed at an object; the grip
-// and the index fingertip placed on a point within 1 mm; a ray click. Three
+// and the index fingertip placed on a point within 1 mm; ray clicks, aimed
+// and not. Three
 // runs give the same state hash.
 func TestXRStepsDriveTheUser(t *testing.T) {
 	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-xr-input.html"))
@@ -279,6 +280,8 @@ probes:
       - rayClick: {hand: left, object: cube}
       - assert: dist(s.left.dir, [0.640184, -0.768221, 0]) < 0.00001
       - assert: s.left.events.selectstart == 1 && s.left.events.select == 1 && s.left.events.selectend == 1 && !s.left.selecting
+      - rayClick: {hand: left}
+      - assert: s.left.events.selectstart == 2 && s.left.events.selectend == 2 && dist(s.left.dir, [0.640184, -0.768221, 0]) < 0.00001
 `
 	dir := filepath.Join(t.TempDir(), "xr", "xr-input")
 	tk, c := writeTask(t, dir, map[string]string{
