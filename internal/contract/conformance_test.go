@@ -12,3 +12,9 @@ import (
 func TestFakePageConformance(t *testing.T) {
 	contracttest.Conformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakePage(fps) })
 }
+
+// The fake's headset passes the XR conformance suite the real session with
+// IWER passes too.
+func TestFakePageXRConformance(t *testing.T) {
+	contracttest.XRConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRPage(fps) })
+}

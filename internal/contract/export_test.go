@@ -3,3 +3,6 @@ package contract
 // NewFakePage exports the in-memory page of the conformance world to this
 // package's external tests (conformance_test.go).
 func NewFakePage(fps float64) Page { return newFakePage(fps) }
+
+// NewFakeXRPage exports the in-memory page of the XR conformance world.
+func NewFakeXRPage(fps float64) Page { return newFakeXRPage(fps) }

@@ -46,6 +46,9 @@ type fakePage struct {
 	wheel float64
 	down  bool
 	name  string
+	// xr is the headset of a fake showing the XR conformance world
+	// (fakexr_test.go); nil for the conformance world.
+	xr *fakeXR
 }
 
 // errIf returns err when cond holds, else nil.
@@ -86,6 +89,9 @@ func (p *fakePage) Step(ctx context.Context, n int) error {
 	p.drawn = p.frame + n
 	for range n {
 		p.frame++
+		if p.xr != nil {
+			p.xr.frame()
+		}
 		if p.paused {
 			continue
 		}
@@ -122,6 +128,9 @@ func (p *fakePage) State(ctx context.Context) (any, error) {
 	}
 	if p.stateFn != nil {
 		return p.stateFn(p), nil
+	}
+	if p.xr != nil {
+		return p.xr.state(), nil
 	}
 	return map[string]any{
 		"ball":   map[string]any{"position": []any{0.0, p.y, 0.0}, "velocity": []any{0.0, p.vy, 0.0}},
@@ -344,6 +353,9 @@ func (p *fakePage) Reload(ctx context.Context) error {
 	p.reloads++
 	p.frame, p.y, p.vy, p.paused = 0, world.StartY, 0, false
 	p.wheel, p.down, p.name = 0, false, ""
+	if p.xr != nil {
+		p.xr = newFakeXR()
+	}
 	return nil
 }
 

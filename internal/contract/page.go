@@ -93,7 +93,54 @@ type XR interface {
 	// after it, so a page sees no jump of the fingertips at the pinch's
 	// events.
 	XRPinchPose(ctx context.Context, hand string, closed bool) error
+
+	// The methods below drive GenXR-Test's action vocabulary. A hand is
+	// "left" or "right"; a device is "head", a hand ("left", "right":
+	// tracked hands) or a controller ("left-controller",
+	// "right-controller"). XRPose takes every device: placing a hand
+	// switches the headset to hand input, placing a controller to
+	// controller input.
+
+	// XRPoseOf reads where a device is now: position [x, y, z] and
+	// orientation [x, y, z, w], as the page will see it on the next frame.
+	XRPoseOf(ctx context.Context, device string) (position, orientation []float64, err error)
+	// XRInputMode is the headset's input now: "hand" or "controller".
+	XRInputMode(ctx context.Context) (string, error)
+	// XRController switches the headset to controller input and sets the
+	// hand's controller buttons (IWER's ids: trigger, squeeze, thumbstick,
+	// thumbrest, a-button, b-button on the right, x-button, y-button on
+	// the left) to values in [0, 1], and its thumbstick axes to [x, y] in
+	// [-1, 1] when thumbstick is not nil. A button the controller does not
+	// have is an error wrapping target.ErrNotFound. Trigger is the select
+	// and squeeze the squeeze: their events fire on the next frame.
+	XRController(ctx context.Context, hand string, buttons map[string]float64, thumbstick []float64) error
+	// XRGesture switches the headset to hand input and shapes the hand as
+	// pose (one of [XRGestures]) from the next frame on; the pinch value
+	// (the select) is left as it is.
+	XRGesture(ctx context.Context, hand, pose string) error
+	// XRSelect sets the select of the hand's active input — the pinch of a
+	// tracked hand, the trigger of a controller — to value in [0, 1].
+	XRSelect(ctx context.Context, hand string, value float64) error
+	// XRTouchOffset is the point of the hand's active input that touches
+	// things — the index fingertip of a tracked hand (in its current
+	// gesture and pinch), the grip of a controller — in the frame of its
+	// device (XRPose's position and orientation).
+	XRTouchOffset(ctx context.Context, hand string) ([]float64, error)
+	// XRLocomote moves the user as a body: the head, both hands and both
+	// controllers are turned by yaw degrees about the vertical line through
+	// the head (counter-clockwise seen from above: 90 turns the user to
+	// their left), and then moved by translation [x, y, z].
+	XRLocomote(ctx context.Context, translation []float64, yaw float64) error
 }
+
+// XRGestures are the hand shapes XR.XRGesture takes. "default" is IWER's
+// relaxed hand, "point" and "pinch" IWER's own poses; the others are
+// derived from the relaxed hand by worldprobe (package xr): "open-palm"
+// straightens every finger, "fist" curls them, "thumbs-up" is the fist
+// with the thumb straight, and "palm-up" is the open palm turned so that
+// its palm faces +y and its fingers -z of the hand's frame (up and
+// forward while the hand is not turned).
+var XRGestures = []string{"default", "point", "pinch", "fist", "thumbs-up", "open-palm", "palm-up"}
 
 // Keyboard is a page that takes key events and typed text.
 type Keyboard interface {

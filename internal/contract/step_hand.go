@@ -94,24 +94,45 @@ func (a *HandStep) run(x *exec) error {
 	if a.Pinch == nil {
 		return nil
 	}
-	// Closing: the fingers meet, a frame passes, then the pinch is
-	// reported. Opening: the pinch ends, a frame passes, then the fingers
-	// part. Either way the page's events come on a frame whose joints are
-	// those of the pinch.
-	if *a.Pinch > 0 {
-		if err := xr.XRPinchPose(x.ctx, a.Hand, true); err != nil {
+	return x.pinch(xr, a.Hand, *a.Pinch)
+}
+
+// pinch sets a tracked hand's pinch as a real hand makes one, stepping one
+// frame. Closing: the fingers meet, a frame passes, then the pinch is
+// reported. Opening: the pinch ends, a frame passes, then the fingers
+// part. Either way the page's select events come on a frame whose joints
+// are those of the pinch, and the frame before a selectstart (after a
+// selectend) shows them too: IWER alone would snap the whole hand from
+// open to pinched in the frame of the event.
+func (x *exec) pinch(xr XR, hand string, value float64) error {
+	if value > 0 {
+		if err := xr.XRPinchPose(x.ctx, hand, true); err != nil {
 			return err
 		}
 		if err := x.advance(1); err != nil {
 			return err
 		}
-		return xr.XRPinch(x.ctx, a.Hand, *a.Pinch)
+		return xr.XRPinch(x.ctx, hand, value)
 	}
-	if err := xr.XRPinch(x.ctx, a.Hand, 0); err != nil {
+	if err := xr.XRPinch(x.ctx, hand, 0); err != nil {
 		return err
 	}
 	if err := x.advance(1); err != nil {
 		return err
 	}
-	return xr.XRPinchPose(x.ctx, a.Hand, false)
+	return xr.XRPinchPose(x.ctx, hand, false)
+}
+
+// selectInput starts (1) or ends (0) a select on hand's active input: a
+// tracked hand pinches as the hand step does, a controller pulls or
+// releases its trigger.
+func (x *exec) selectInput(xr XR, hand string, value float64) error {
+	mode, err := xr.XRInputMode(x.ctx)
+	if err != nil {
+		return err
+	}
+	if mode == "hand" {
+		return x.pinch(xr, hand, value)
+	}
+	return xr.XRSelect(x.ctx, hand, value)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest"
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
 	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
 // The page every trial drives — a real Chromium session behind the
@@ -27,6 +28,23 @@ func TestPageConformance(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(s.Close)
 		require.True(t, s.Loaded(), "the conformance world loads: %+v", s.Log())
+		return &page{s: s, fps: fps}
+	})
+}
+
+// The page of an XR task — a real Chromium session with IWER's headset —
+// passes the XR conformance suite the fake's headset passes too.
+func TestPageXRConformance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.html")
+	require.NoError(t, os.WriteFile(path, world.XRHTML, 0o644))
+	prelude, err := xr.Prelude(shared.Resolver, xr.Options{})
+	require.NoError(t, err)
+	contracttest.XRConformance(t, func(t *testing.T, fps float64) contract.Page {
+		ctx := context.Background()
+		s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: fps, SkipDraw: true, Preludes: []string{prelude}})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		require.True(t, s.Loaded(), "the XR conformance world loads: %+v", s.Log())
 		return &page{s: s, fps: fps}
 	})
 }

@@ -249,7 +249,7 @@ func (p *page) XRPose(ctx context.Context, device string, position, orientation 
 		return err
 	}
 	return p.xr(ctx, `const a = `+string(arg)+`;
-const o = a.device === 'head' ? d : (d.primaryInputMode = 'hand', d.hands[a.device]);
+const o = `+xrDevice+`;
 o.position.set(a.position[0], a.position[1], a.position[2]);
 if (a.orientation) o.quaternion.set(a.orientation[0], a.orientation[1], a.orientation[2], a.orientation[3]);`)
 }
@@ -295,4 +295,160 @@ func (p *page) xr(ctx context.Context, body string) error {
 		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
 	}
 	return nil
+}
+
+// xrDevice is a JavaScript expression for the IWER object of a.device:
+// the device itself for "head", a hand for "left" and "right" (the
+// headset switches to hand input), a controller for "left-controller" and
+// "right-controller" (it switches to controller input).
+const xrDevice = `(a.device === 'head' ? d : a.device.endsWith('-controller') ? (d.primaryInputMode = 'controller', d.controllers[a.device.slice(0, -11)]) : (d.primaryInputMode = 'hand', d.hands[a.device]))`
+
+// xrPrivate is a JavaScript function that reads IWER's private state of
+// an object by its symbol's description ('@iwer/xr-space', …), since the
+// page may have replaced the global IWER that exports the symbols.
+const xrPrivate = `const priv = (o, name) => { const k = Object.getOwnPropertySymbols(o).find((s) => s.description === name); return k ? o[k] : undefined; };`
+
+// xrValue runs body, which returns {v: VALUE} or {err: MESSAGE}, with d
+// bound to the page's emulated headset and a to arg, and decodes VALUE
+// into out. An err is a target that does not resolve (target.ErrNotFound).
+func (p *page) xrValue(ctx context.Context, arg any, body string, out any) error {
+	b, err := json.Marshal(arg)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		OK  bool            `json:"ok"`
+		Err string          `json:"err"`
+		V   json.RawMessage `json:"v"`
+	}
+	expr := `(() => { const d = window.` + xr.DeviceGlobal + `; if (!d) return {ok: false}; const a = ` + string(b) + `; ` + xrPrivate +
+		` const r = (() => { ` + body + ` })(); return Object.assign({ok: true}, r); })()`
+	if err := p.s.Eval(ctx, 0, expr, &r); err != nil {
+		return mapErr(err)
+	}
+	if !r.OK {
+		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
+	}
+	if r.Err != "" {
+		return fmt.Errorf("%s: %w", r.Err, target.ErrNotFound)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.V, out); err != nil {
+		return fmt.Errorf("decoding the headset's answer: %w", err)
+	}
+	return nil
+}
+
+// XRPoseOf reads a device's pose (contract.XR).
+func (p *page) XRPoseOf(ctx context.Context, device string) (position, orientation []float64, err error) {
+	var v struct{ P, Q []float64 }
+	err = p.xrValue(ctx, map[string]any{"device": device}, `const o = a.device === 'head' ? d : a.device.endsWith('-controller') ? d.controllers[a.device.slice(0, -11)] : d.hands[a.device];
+if (!o) return {err: 'no XR device ' + a.device};
+return {v: {p: [o.position.x, o.position.y, o.position.z], q: [o.quaternion.x, o.quaternion.y, o.quaternion.z, o.quaternion.w]}};`, &v)
+	return v.P, v.Q, err
+}
+
+// XRInputMode reads the headset's input mode (contract.XR).
+func (p *page) XRInputMode(ctx context.Context) (string, error) {
+	var mode string
+	err := p.xrValue(ctx, nil, `return {v: d.primaryInputMode};`, &mode)
+	return mode, err
+}
+
+// XRController sets a controller's buttons and thumbstick (contract.XR).
+// IWER only warns about a button the controller lacks or a binary button
+// given a value between 0 and 1; here both are errors.
+func (p *page) XRController(ctx context.Context, hand string, buttons map[string]float64, thumbstick []float64) error {
+	p.pixels = nil
+	return p.xrValue(ctx, map[string]any{"hand": hand, "buttons": buttons, "thumbstick": thumbstick}, `d.primaryInputMode = 'controller';
+const c = d.controllers[a.hand];
+if (!c) return {err: 'no ' + a.hand + ' controller'};
+const cfg = c.gamepadConfig;
+const ids = Object.keys(a.buttons || {}).sort();
+for (const id of ids) {
+  const b = cfg.buttons.find((b) => b && b.id === id);
+  if (!b) return {err: 'the ' + a.hand + ' controller (' + c.profileId + ') has no button ' + id};
+  const v = a.buttons[id];
+  if (b.type === 'binary' && v !== 0 && v !== 1) return {err: 'button ' + id + ' of the ' + a.hand + ' controller is binary: want 0 or 1, got ' + v};
+}
+if (a.thumbstick && !cfg.axes.some((x) => x && x.id === 'thumbstick')) return {err: 'the ' + a.hand + ' controller has no thumbstick axes'};
+for (const id of ids) c.updateButtonValue(id, a.buttons[id]);
+if (a.thumbstick) c.updateAxes('thumbstick', a.thumbstick[0], a.thumbstick[1]);
+return {};`, nil)
+}
+
+// XRGesture shapes a hand (contract.XR); the gestures IWER lacks are
+// installed by the prelude (package xr).
+func (p *page) XRGesture(ctx context.Context, hand, pose string) error {
+	p.pixels = nil
+	return p.xrValue(ctx, map[string]any{"hand": hand, "pose": pose}, `d.primaryInputMode = 'hand';
+const h = d.hands[a.hand];
+if (!h) return {err: 'no ' + a.hand + ' hand'};
+const poses = (priv(h, '@iwer/xr-hand-input') || {}).poses || {};
+if (!Object.prototype.hasOwnProperty.call(poses, a.pose)) return {err: 'the headset has no hand pose ' + a.pose};
+h.poseId = a.pose;
+return {};`, nil)
+}
+
+// XRSelect sets the select of a hand's active input (contract.XR).
+func (p *page) XRSelect(ctx context.Context, hand string, value float64) error {
+	p.pixels = nil
+	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `if (d.primaryInputMode === 'controller') {
+  const c = d.controllers[a.hand];
+  if (!c) return {err: 'no ' + a.hand + ' controller'};
+  c.updateButtonValue('trigger', a.value);
+} else {
+  const h = d.hands[a.hand];
+  if (!h) return {err: 'no ' + a.hand + ' hand'};
+  h.updatePinchValue(a.value);
+}
+return {};`, nil)
+}
+
+// XRTouchOffset is the touching point of a hand's active input in its
+// device's frame (contract.XR): the index fingertip's joint offset of a
+// tracked hand, recomputed from its gesture and pinch, or the translation
+// of a controller's grip offset.
+func (p *page) XRTouchOffset(ctx context.Context, hand string) ([]float64, error) {
+	var v []float64
+	err := p.xrValue(ctx, map[string]any{"hand": hand}, `let space;
+if (d.primaryInputMode === 'controller') {
+  const c = d.controllers[a.hand];
+  if (!c) return {err: 'no ' + a.hand + ' controller'};
+  space = c.inputSource.gripSpace;
+  if (!space) return {v: [0, 0, 0]};
+} else {
+  const h = d.hands[a.hand];
+  if (!h) return {err: 'no ' + a.hand + ' hand'};
+  h.updateHandPose();
+  space = h.inputSource.hand.get('index-finger-tip');
+}
+const m = (priv(space, '@iwer/xr-space') || {}).offsetMatrix;
+if (!m) return {err: 'the headset does not expose the ' + a.hand + ' touch point'};
+return {v: [m[12], m[13], m[14]]};`, &v)
+	return v, err
+}
+
+// XRLocomote moves the user (contract.XR).
+func (p *page) XRLocomote(ctx context.Context, translation []float64, yaw float64) error {
+	p.pixels = nil
+	return p.xrValue(ctx, map[string]any{"t": translation, "yaw": yaw}, `const h = [d.position.x, d.position.y, d.position.z];
+const half = a.yaw * Math.PI / 360, s = Math.sin(half), c = Math.cos(half);
+const cy = Math.cos(2 * half), sy = Math.sin(2 * half);
+const turn = (o) => {
+  const q = o.quaternion;
+  const x = q.x, y = q.y, z = q.z, w = q.w;
+  q.set(c * x + s * z, c * y + s * w, c * z - s * x, c * w - s * y);
+};
+const move = (o) => {
+  if (!o) return;
+  const dx = o.position.x - h[0], dz = o.position.z - h[2];
+  o.position.set(h[0] + cy * dx + sy * dz + a.t[0], o.position.y + a.t[1], h[2] - sy * dx + cy * dz + a.t[2]);
+  turn(o);
+};
+move(d);
+for (const k of ['left', 'right']) { move(d.hands[k]); move(d.controllers[k]); }
+return {};`, nil)
 }

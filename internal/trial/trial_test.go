@@ -210,3 +210,116 @@ probes:
 	_, err = try("", "  - {path: frames, type: number}\n", "version: 1\nprobes:\n  - name: looks\n    level: state\n    steps:\n      - head: {position: [0, 1.6, 0]}\n      - assert: s.frames > 0\n", flatPage)
 	require.EqualError(t, err, "running the contract of xr/vr-cube: probe looks: head [0, 1.6, 0]: the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)")
 }
+
+// TestXRStepsDriveTheUser: GenXR-Test's actions, as contract steps, reach a
+// three.js VR app (internal/xr/testdata/three-xr-input.html) through IWER
+// on the next frame, with the values the app reads pinned: controller
+// buttons, axes and select/squeeze events; the gestures' shapes (a fist's
+// curled fingers, a palm facing up, a thumb pointing up); a select started
+// and ended on a hand; teleporting, turning and walking the user (the
+// hands come along); a hand moved in the head's frame and turned in its
+// own; the head and the rays aimed at an object; the grip
+// and the index fingertip placed on a point within 1 mm; ray clicks, aimed
+// and not. Three
+// runs give the same state hash.
+func TestXRStepsDriveTheUser(t *testing.T) {
+	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-xr-input.html"))
+	require.NoError(t, err)
+	state := "  - {path: frames, type: number}\n  - {path: head, type: vec3}\n  - {path: yaw, type: number}\n  - {path: pitch, type: number}\n" +
+		"  - {path: mode, type: string}\n  - {path: cube, type: vec3}\n  - {path: right, type: object}\n  - {path: left, type: object}\n"
+	contractText := `version: 1
+probes:
+  - name: controller
+    level: transition
+    steps:
+      - step: 1
+      - controller: {hand: right, position: [0.3, 1.1, -0.5], trigger: 1, squeeze: 1, thumbstick: [0.5, -1], buttons: {a: 1}}
+      - assert: s.mode == 'controller' && dist(s.right.ray, [0.3, 1.1, -0.5]) < 0.00001
+      - assert: s.right.selecting && s.right.squeezing && s.right.events.selectstart == 1 && s.right.events.squeezestart == 1
+      - assert: s.right.buttons[0] == 1.0 && s.right.buttons[1] == 1.0 && s.right.buttons[4] == 1.0 && s.right.buttons[5] == 0.0
+      - assert: s.right.axes[2] == 0.5 && s.right.axes[3] == -1.0
+      - controller: {hand: right, trigger: 0, squeeze: 0, buttons: {a: 0}}
+      - assert: '!s.right.selecting && !s.right.squeezing && s.right.events.select == 1 && s.right.events.selectend == 1'
+      - assert: s.right.events.squeeze == 1 && s.right.events.squeezeend == 1 && s.right.buttons[4] == 0.0
+  - name: gestures
+    level: transition
+    steps:
+      - step: 1
+      - gesture: {hand: left, pose: open-palm}
+      - assert: s.mode == 'hand' && s.left.curl > 0.17
+      - gesture: {hand: left, pose: fist}
+      - assert: s.left.curl < 0.07
+      - startSelect: {hand: left}
+      - assert: s.left.selecting && s.left.events.selectstart == 1
+      - endSelect: {hand: left}
+      - assert: '!s.left.selecting && s.left.events.select == 1 && s.left.events.selectend == 1'
+      - gesture: {hand: left, pose: palm-up}
+      - assert: dist(s.left.palm, [0, 1, 0]) < 0.00001
+      - gesture: {hand: right, pose: thumbs-up}
+      - assert: dist(s.right.thumbDir, [0, 1, 0]) < 0.00001
+  - name: locomotion
+    level: transition
+    steps:
+      - step: 1
+      - teleportTo: [1, 1.6, -2]
+      - assert: dist(s.head, [1, 1.6, -2]) < 0.00001 && dist(s.right.ray, [1.25, 1.5, -2.4]) < 0.00001
+      - rotate: {yaw: 90}
+      - assert: approx(s.yaw, 90, 0.0001) && dist(s.head, [1, 1.6, -2]) < 0.00001 && dist(s.right.ray, [0.6, 1.5, -2.25]) < 0.00001
+      - walk: {forward: 1, up: 0.1}
+      - assert: dist(s.head, [0, 1.7, -2]) < 0.00001 && dist(s.right.ray, [-0.4, 1.6, -2.25]) < 0.00001 && approx(s.yaw, 90, 0.0001)
+      - moveHand: {hand: right, forward: 0.1, up: -0.05}
+      - rotateHand: {hand: right, pitch: 90}
+      - assert: dist(s.right.ray, [-0.5, 1.55, -2.25]) < 0.00001 && dist(s.right.dir, [0, 1, 0]) < 0.00001
+  - name: aim_and_reach
+    level: transition
+    steps:
+      - step: 1
+      - lookAtTarget: {object: cube}
+      - assert: approx(s.pitch, -45, 0.0001) && approx(s.yaw, 0, 0.0001) && dist(s.head, [0, 1.6, 0]) < 0.00001
+      - pointTo: {hand: right, object: cube}
+      - assert: dist(s.right.dir, [-0.640184, -0.768221, 0]) < 0.00001 && dist(s.right.ray, [0.25, 1.5, -0.4]) < 0.00001
+      - reachTo: {hand: right, world: [0.1, 1.3, -0.5]}
+      - assert: dist(s.right.grip, [0.1, 1.3, -0.5]) < 0.001
+      - gesture: {hand: right, pose: point}
+      - reachTo: {hand: right, object: cube}
+      - assert: s.mode == 'hand' && dist(s.right.tip, s.cube) < 0.001
+      - rayClick: {hand: left, object: cube}
+      - assert: dist(s.left.dir, [0.640184, -0.768221, 0]) < 0.00001
+      - assert: s.left.events.selectstart == 1 && s.left.events.select == 1 && s.left.events.selectend == 1 && !s.left.selecting
+      - rayClick: {hand: left}
+      - assert: s.left.events.selectstart == 2 && s.left.events.selectend == 2 && dist(s.left.dir, [0.640184, -0.768221, 0]) < 0.00001
+`
+	dir := filepath.Join(t.TempDir(), "xr", "xr-input")
+	tk, c := writeTask(t, dir, map[string]string{
+		"task.yaml":     "id: xr/xr-input\ntitle: XR input\ncategory: xr\ndifficulty: D1\nxr: metaQuest3\nstate:\n" + state,
+		"brief.md":      "# XR input\n\nExpose the state.\n",
+		"contract.yaml": contractText,
+	})
+	var hashes []string
+	for range 3 {
+		r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+		tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
+		require.NoError(t, err)
+		require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+		for _, a := range tr.Assertions {
+			require.Equal(t, "pass", a.Status, "%s: %s: %s", a.Probe, a.Expr, a.Message)
+		}
+		require.True(t, tr.Pass)
+		hashes = append(hashes, tr.StateHash)
+	}
+	require.NotEmpty(t, hashes[0])
+	require.Equal(t, []string{hashes[0], hashes[0], hashes[0]}, hashes, "three runs, one state hash")
+
+	// Without xr: in task.yaml, the first XR step stops the run naming the fix.
+	flatPage, err := filepath.Abs(filepath.Join("..", "inspect", "testdata", "pages", "ok.html"))
+	require.NoError(t, err)
+	flat := filepath.Join(t.TempDir(), "xr", "flat")
+	tk, c = writeTask(t, flat, map[string]string{
+		"task.yaml":     "id: xr/flat\ntitle: Flat\ncategory: xr\ndifficulty: D1\nstate:\n  - {path: frames, type: number}\n",
+		"brief.md":      "# Flat\n\nExpose the state.\n",
+		"contract.yaml": "version: 1\nprobes:\n  - name: grab\n    level: state\n    steps:\n      - controller: {hand: left, squeeze: 1}\n      - assert: s.frames > 0\n",
+	})
+	r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	_, err = r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: flatPage, Model: "m", Candidate: "c", Dir: t.TempDir()})
+	require.EqualError(t, err, "running the contract of xr/flat: probe grab: controller left squeeze 1: the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)")
+}

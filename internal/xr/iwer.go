@@ -1,6 +1,7 @@
 package xr
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"slices"
@@ -31,6 +32,12 @@ type Options struct {
 	Profile string
 }
 
+// gestures is the function that adds worldprobe's hand gestures to IWER's
+// pose table (see the file's comment).
+//
+//go:embed gestures.js
+var gestures string
+
 // libs holds the IWER builds read, by file: every trial of an XR task
 // builds a prelude, and the 260 KB build does not change during a run.
 var libs sync.Map // path → []byte
@@ -52,7 +59,9 @@ func readLib(path string) ([]byte, error) {
 // Chromium's own navigator.xr on the loopback origin reports no headset),
 // a session the page offers (three's VRButton calls offerSession) is
 // granted at once, so no click is needed, and the device is kept at
-// window[DeviceGlobal] for the harness to drive.
+// window[DeviceGlobal] for the harness to drive. Both hands can take, besides
+// IWER's default, pinch and point poses, the gestures gestures.js derives
+// from the relaxed hand: open-palm, fist, thumbs-up and palm-up.
 func Prelude(res *resolve.Resolver, o Options) (string, error) {
 	profile := o.Profile
 	if profile == "" {
@@ -75,6 +84,7 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		"  if (window !== window.top || typeof IWER === 'undefined' || window." + DeviceGlobal + ") return;\n" +
 		"  const device = new IWER.XRDevice(IWER[" + strconv.Quote(profile) + "]);\n" +
 		"  device.installRuntime({ forceInstall: true });\n" +
+		"  try { (" + gestures + ")(device); } catch (e) { /* no gestures: a gesture step says so */ }\n" +
 		"  const xr = navigator.xr;\n" +
 		"  if (xr && typeof xr.offerSession === 'function') {\n" +
 		"    const offer = xr.offerSession;\n" +

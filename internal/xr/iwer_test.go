@@ -138,3 +138,68 @@ func TestPreludeRejectsAnUnknownProfile(t *testing.T) {
 	_, err := Prelude(shared.Resolver, Options{Profile: "vision-pro"})
 	require.EqualError(t, err, `xr: unknown device profile "vision-pro" (one of [metaQuest3 metaQuest2 metaQuestPro oculusQuest1])`)
 }
+
+// TestGesturesAreHands: the poses the prelude derives (gestures.js) join
+// IWER's three in the table both hands share, and each is a hand: every
+// joint frame a rotation (orthonormal, right-handed), every finger bone as
+// long as in IWER's relaxed hand, the palm of palm-up facing +y with the
+// fingers along -z, the thumb of thumbs-up along +y, a fist's fingertips
+// nearer the wrist than the open palm's.
+func TestGesturesAreHands(t *testing.T) {
+	s := open(t, filepath.Join("testdata", "webxr-app.html"), Options{})
+	var got struct {
+		Names      []string
+		WorstFrame float64 // largest |RᵀR − I| entry or |det R − 1|
+		WorstBone  float64 // largest bone length difference from the relaxed hand (m)
+		PalmUp     []float64
+		PalmUpDir  []float64
+		ThumbUp    []float64
+		Reach      map[string]float64 // mean fingertip distance from the wrist
+	}
+	require.NoError(t, s.Eval(context.Background(), 0, `(() => {
+  const h = window.`+DeviceGlobal+`.hands.left;
+  const k = Object.getOwnPropertySymbols(h).find((s) => s.description === '@iwer/xr-hand-input');
+  const poses = h[k].poses;
+  const J = (pose, n) => poses[pose].jointTransforms[n].offsetMatrix;
+  const pos = (m) => [m[12], m[13], m[14]];
+  const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+  const fingers = ['index-finger', 'middle-finger', 'ring-finger', 'pinky-finger'];
+  const chain = ['metacarpal', 'phalanx-proximal', 'phalanx-intermediate', 'phalanx-distal', 'tip'];
+  const bones = [['thumb-phalanx-proximal', 'thumb-phalanx-distal'], ['thumb-phalanx-distal', 'thumb-tip']];
+  for (const f of fingers) for (let i = 1; i + 1 < chain.length; i++) bones.push([f + '-' + chain[i], f + '-' + chain[i + 1]]);
+  let worstFrame = 0, worstBone = 0;
+  const reach = {};
+  for (const name of Object.keys(poses)) {
+    for (const n of Object.keys(poses.default.jointTransforms)) {
+      const m = J(name, n);
+      const c = [[m[0], m[1], m[2]], [m[4], m[5], m[6]], [m[8], m[9], m[10]]];
+      for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) {
+        const d = c[i][0] * c[j][0] + c[i][1] * c[j][1] + c[i][2] * c[j][2];
+        worstFrame = Math.max(worstFrame, Math.abs(d - (i === j ? 1 : 0)));
+      }
+      const det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) + c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+      worstFrame = Math.max(worstFrame, Math.abs(det - 1));
+    }
+    if (name !== 'pinch' && name !== 'point') {
+      for (const [a, b] of bones) worstBone = Math.max(worstBone, Math.abs(dist(pos(J(name, a)), pos(J(name, b))) - dist(pos(J('default', a)), pos(J('default', b)))));
+    }
+    reach[name] = fingers.reduce((s, f) => s + dist(pos(J(name, f + '-tip')), pos(J(name, 'wrist'))), 0) / 4;
+  }
+  const w = J('palm-up', 'wrist');
+  const thumb = [0, 1, 2].map((i) => J('thumbs-up', 'thumb-tip')[12 + i] - J('thumbs-up', 'thumb-metacarpal')[12 + i]);
+  const tl = Math.hypot(...thumb);
+  return {names: Object.keys(poses), worstFrame, worstBone, palmUp: [-w[4], -w[5], -w[6]], palmUpDir: [-w[8], -w[9], -w[10]],
+    thumbUp: thumb.map((x) => x / tl), reach};
+})()`, &got))
+	require.Equal(t, []string{"default", "pinch", "point", "open-palm", "fist", "thumbs-up", "palm-up"}, got.Names)
+	require.Less(t, got.WorstFrame, 1e-5, "every joint frame is a rotation (IWER's own are float32)")
+	require.Less(t, got.WorstBone, 1e-9, "the derived poses keep the relaxed hand's bones")
+	for i, want := range []float64{0, 1, 0} {
+		require.InDelta(t, want, got.PalmUp[i], 1e-6, "palm-up: the palm faces +y: %v", got.PalmUp)
+		require.InDelta(t, want, got.ThumbUp[i], 1e-6, "thumbs-up: the thumb points +y: %v", got.ThumbUp)
+	}
+	require.InDelta(t, -1, got.PalmUpDir[2], 1e-6, "palm-up: the wrist's -z is -z: %v", got.PalmUpDir)
+	require.Less(t, got.Reach["fist"], 0.07, "a fist's fingertips are near the wrist")
+	require.Greater(t, got.Reach["open-palm"], got.Reach["default"], "the open palm reaches further than the relaxed hand")
+	require.Less(t, got.Reach["thumbs-up"], 0.07, "thumbs-up curls the fingers")
+}

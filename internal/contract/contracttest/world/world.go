@@ -24,6 +24,34 @@ import (
 	"math"
 )
 
+// XRHTML is the XR conformance world, a page for a session with the
+// emulated headset (task.yaml xr:, package xr): a three.js app that
+// requests immersive-vr at load and, on every XR frame, writes the state
+//
+//	{frames, head: viewer position [x, y, z], mode: "hand" | "controller",
+//	 left, right: {ray: target ray position, dir: its -z, selecting (between
+//	 selectstart and selectend), selects (select events), squeezing,
+//	 trigger: button 0 of a controller, a: button 4, thumbstick: axes 2, 3}}
+//
+// with a 0.1 m box "target" at XRTarget. Positions are rounded to 1e-6.
+//
+//go:embed xr.html
+var XRHTML []byte
+
+// The XR world's constants: where IWER 2.5's Quest 3 starts the head
+// and the controllers' and hands' target rays (the headset turned
+// nowhere), where the box is, and the touching points of the right hand
+// in its device's frame — the grip of IWER's Touch controller, the index
+// fingertip of its relaxed hand — the fake page models.
+var (
+	XRHeadStart   = [3]float64{0, 1.6, 0}
+	XRRightStart  = [3]float64{0.25, 1.5, -0.4}
+	XRLeftStart   = [3]float64{-0.25, 1.5, -0.4}
+	XRTarget      = [3]float64{0, 1.2, -1}
+	XRGripOffset  = [3]float64{0.003979853354394436, -0.01585787907242775, 0.04964182525873184}
+	XRIndexOffset = [3]float64{-0.03362493962049484, 0.06421422213315964, -0.033461250364780426}
+)
+
 // HTML is the conformance world as a page (three.js from the CDN the
 // resolver serves).
 //

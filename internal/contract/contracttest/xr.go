@@ -1,0 +1,172 @@
+package contracttest
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
+)
+
+// XRConformance runs the XR part of the suite against pages from open,
+// which show the XR conformance world (world.XRHTML) with the emulated
+// headset: every page passes it through contract.XR, or skips it when it
+// has no such capability.
+func XRConformance(t *testing.T, open Opener) {
+	t.Run("poses", func(t *testing.T) { testXRPoses(t, open) })
+	t.Run("controller", func(t *testing.T) { testXRController(t, open) })
+	t.Run("hands", func(t *testing.T) { testXRHands(t, open) })
+	t.Run("locomotion", func(t *testing.T) { testXRLocomotion(t, open) })
+}
+
+// near fails unless got is want within 1e-5 in every coordinate (the XR
+// world rounds to 1e-6; IWER keeps poses in float32).
+func near(t *testing.T, want []float64, got any, what string) {
+	t.Helper()
+	var xs []float64
+	switch g := got.(type) {
+	case []float64:
+		xs = g
+	case []any:
+		for _, v := range g {
+			f, ok := v.(float64)
+			require.True(t, ok, "%s: %v is not a list of numbers", what, got)
+			xs = append(xs, f)
+		}
+	default:
+		t.Fatalf("%s: %v (%T) is not a list of numbers", what, got, got)
+	}
+	require.Len(t, xs, len(want), what)
+	for i := range want {
+		require.InDelta(t, want[i], xs[i], 1e-5, "%s: coordinate %d of %v", what, i, xs)
+	}
+}
+
+func hand(t *testing.T, p contract.Page, h string) map[string]any {
+	t.Helper()
+	m, ok := state(t, p)[h].(map[string]any)
+	require.True(t, ok, "the state has the %s hand", h)
+	return m
+}
+
+func testXRPoses(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, xr := openWith[contract.XR](t, open, "the page has no XR headset")
+	require.NoError(t, p.Step(ctx, 1))
+	pos, q, err := xr.XRPoseOf(ctx, "head")
+	require.NoError(t, err)
+	near(t, world.XRHeadStart[:], pos, "the head starts standing")
+	near(t, []float64{0, 0, 0, 1}, q, "the head starts turned nowhere")
+	mode, err := xr.XRInputMode(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "controller", mode, "IWER starts with controllers")
+	st := state(t, p)
+	require.Equal(t, "controller", st["mode"])
+	near(t, world.XRHeadStart[:], st["head"], "the page sees the head")
+	near(t, world.XRRightStart[:], hand(t, p, "right")["ray"], "the page sees the right controller")
+
+	require.NoError(t, xr.XRPose(ctx, "head", []float64{0.5, 1.2, 0.25}, nil))
+	pos, _, err = xr.XRPoseOf(ctx, "head")
+	require.NoError(t, err)
+	near(t, []float64{0.5, 1.2, 0.25}, pos, "the pose reads back at once")
+	near(t, world.XRHeadStart[:], state(t, p)["head"], "the page sees it only on the next frame")
+	require.NoError(t, p.Step(ctx, 1))
+	near(t, []float64{0.5, 1.2, 0.25}, state(t, p)["head"], "the next frame")
+
+	left := []float64{0, math.Sqrt2 / 2, 0, math.Sqrt2 / 2} // 90° to the left
+	require.NoError(t, xr.XRPose(ctx, "right-controller", []float64{0.1, 1, -0.2}, left))
+	require.NoError(t, p.Step(ctx, 1))
+	near(t, []float64{0.1, 1, -0.2}, hand(t, p, "right")["ray"], "the controller moved")
+	near(t, []float64{-1, 0, 0}, hand(t, p, "right")["dir"], "its ray turned to -x")
+
+	_, _, err = xr.XRPoseOf(ctx, "tail")
+	notFound(t, err, "a device the headset does not have")
+}
+
+func testXRController(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, xr := openWith[contract.XR](t, open, "the page has no XR headset")
+	require.NoError(t, p.Step(ctx, 1))
+	require.NoError(t, xr.XRController(ctx, "right", map[string]float64{"trigger": 1, "a-button": 1}, []float64{0.5, -1}))
+	require.Equal(t, false, hand(t, p, "right")["selecting"], "nothing before the next frame")
+	require.NoError(t, p.Step(ctx, 1))
+	r := hand(t, p, "right")
+	require.Equal(t, true, r["selecting"], "the trigger selects")
+	require.Equal(t, 1.0, r["trigger"])
+	require.Equal(t, 1.0, r["a"])
+	near(t, []float64{0.5, -1}, r["thumbstick"], "the thumbstick")
+	require.NoError(t, xr.XRController(ctx, "right", map[string]float64{"trigger": 0}, nil))
+	require.NoError(t, p.Step(ctx, 1))
+	r = hand(t, p, "right")
+	require.Equal(t, false, r["selecting"], "letting the trigger go ends the select")
+	require.Equal(t, 1.0, r["selects"], "one select")
+
+	require.NoError(t, xr.XRController(ctx, "left", map[string]float64{"squeeze": 1}, nil))
+	require.NoError(t, p.Step(ctx, 1))
+	require.Equal(t, true, hand(t, p, "left")["squeezing"], "the squeeze squeezes")
+	require.Equal(t, false, hand(t, p, "left")["selecting"], "and does not select")
+
+	require.NoError(t, xr.XRSelect(ctx, "left", 1))
+	require.NoError(t, p.Step(ctx, 1))
+	require.Equal(t, true, hand(t, p, "left")["selecting"], "a select on a controller pulls its trigger")
+	require.Equal(t, 1.0, hand(t, p, "left")["trigger"])
+
+	off, err := xr.XRTouchOffset(ctx, "right")
+	require.NoError(t, err)
+	near(t, world.XRGripOffset[:], off, "a controller touches with its grip")
+
+	err = xr.XRController(ctx, "right", map[string]float64{"x-button": 1}, nil)
+	notFound(t, err, "the right controller has no X button")
+	err = xr.XRController(ctx, "right", map[string]float64{"a-button": 0.5}, nil)
+	notFound(t, err, "the A button is pressed or not")
+}
+
+func testXRHands(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, xr := openWith[contract.XR](t, open, "the page has no XR headset")
+	require.NoError(t, p.Step(ctx, 1))
+	require.NoError(t, xr.XRGesture(ctx, "right", "default"))
+	mode, err := xr.XRInputMode(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "hand", mode, "a gesture switches to hands")
+	off, err := xr.XRTouchOffset(ctx, "right")
+	require.NoError(t, err)
+	near(t, world.XRIndexOffset[:], off, "the relaxed hand's index fingertip")
+	require.NoError(t, p.Step(ctx, 1))
+	require.Equal(t, "hand", state(t, p)["mode"], "the page sees hands")
+	near(t, world.XRRightStart[:], hand(t, p, "right")["ray"], "the hand's own start")
+
+	require.NoError(t, xr.XRSelect(ctx, "right", 1))
+	require.NoError(t, p.Step(ctx, 1))
+	require.Equal(t, true, hand(t, p, "right")["selecting"], "a select on a hand pinches")
+	require.NoError(t, xr.XRSelect(ctx, "right", 0))
+	require.NoError(t, p.Step(ctx, 1))
+	require.Equal(t, false, hand(t, p, "right")["selecting"])
+	require.Equal(t, 1.0, hand(t, p, "right")["selects"])
+
+	for _, g := range contract.XRGestures {
+		require.NoError(t, xr.XRGesture(ctx, "left", g), "gesture %s", g)
+	}
+	err = xr.XRGesture(ctx, "left", "wave")
+	notFound(t, err, "a gesture the headset does not know")
+}
+
+func testXRLocomotion(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, xr := openWith[contract.XR](t, open, "the page has no XR headset")
+	require.NoError(t, p.Step(ctx, 1))
+	require.NoError(t, xr.XRLocomote(ctx, []float64{1, 0, -2}, 90))
+	pos, q, err := xr.XRPoseOf(ctx, "head")
+	require.NoError(t, err)
+	near(t, []float64{1, 1.6, -2}, pos, "the head moved")
+	near(t, []float64{0, math.Sqrt2 / 2, 0, math.Sqrt2 / 2}, q, "and turned 90° to the left")
+	require.NoError(t, p.Step(ctx, 1))
+	near(t, []float64{1, 1.6, -2}, state(t, p)["head"], "the page sees the head there")
+	// The right controller, 0.25 m right and 0.4 m ahead of the head,
+	// turns about the head and moves with it.
+	near(t, []float64{0.6, 1.5, -2.25}, hand(t, p, "right")["ray"], "the controller came along")
+	near(t, []float64{-1, 0, 0}, hand(t, p, "right")["dir"], "and turned")
+}

@@ -1,0 +1,167 @@
+package contract
+
+import (
+	"fmt"
+	"math"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/target"
+)
+
+// This file holds what the XR steps (step_head.go … step_rayclick.go)
+// share: reading a hand and an XR target, finding a target's world point,
+// and the little quaternion arithmetic that aims a device.
+
+// xrTargetKinds are the target kinds an XR step can aim at: a world point
+// or a scene object (its world position).
+var xrTargetKinds = []target.Kind{target.KindWorld, target.KindObject}
+
+// handOf reads the required hand field: "left" or "right".
+func (p *parser) handOf(v *yaml.Node, fields map[string]field, what string) (string, bool) {
+	f, ok := fields["hand"]
+	if !ok {
+		p.errorf(v, "%s: want hand (left or right)", what)
+		return "", false
+	}
+	h, ok := p.str(f.value, what+": hand")
+	if ok && h != "left" && h != "right" {
+		p.errorf(f.value, "%s: hand %q: want left or right", what, h)
+		return h, false
+	}
+	return h, ok
+}
+
+// xrTarget reads an XR target from fields: exactly one of world: [x, y, z]
+// and object: NAME (the step's mapping allows no other target key).
+func (p *parser) xrTarget(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
+	n := 0
+	for _, k := range xrTargetKeys() {
+		if _, ok := fields[k]; ok {
+			n++
+		}
+	}
+	if n != 1 {
+		p.errorf(v, "%s: want one target: {world: [x, y, z]} or {object: name}", what)
+		return Target{}, false
+	}
+	return p.target(v, fields, what)
+}
+
+// xrTargetKeys are the keys of xrTargetKinds.
+func xrTargetKeys() []string {
+	out := make([]string, len(xrTargetKinds))
+	for i, k := range xrTargetKinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// worldPoint is where an XR target is in the world: the point itself, or
+// the named object's world position (through the page's Inspector).
+func (x *exec) worldPoint(t Target) ([]float64, error) {
+	switch t.Kind() {
+	case target.KindWorld:
+		return t.World, nil
+	case target.KindObject:
+		in, err := capability[Inspector](x.page, "scene inspection (to find an XR target object)")
+		if err != nil {
+			return nil, err
+		}
+		o, err := in.Object(x.ctx, t.Object)
+		if err != nil {
+			return nil, err
+		}
+		pos, ok := o["position"].([]any)
+		if !ok || len(pos) != 3 {
+			return nil, Infra(fmt.Errorf("object %q: the page described no position", t.Object))
+		}
+		out := make([]float64, 3)
+		for i, c := range pos {
+			f, ok := c.(float64)
+			if !ok {
+				return nil, Infra(fmt.Errorf("object %q: position %v is not three numbers", t.Object, pos))
+			}
+			out[i] = f
+		}
+		return out, nil
+	}
+	return nil, Infra(fmt.Errorf("%s is not an XR target", t))
+}
+
+// activeDevice is the device of a hand's active input: the hand itself
+// ("left", "right") or its controller ("left-controller", …).
+func (x *exec) activeDevice(xr XR, hand string) (string, error) {
+	mode, err := xr.XRInputMode(x.ctx)
+	if err != nil {
+		return "", err
+	}
+	if mode == "controller" {
+		return hand + "-controller", nil
+	}
+	return hand, nil
+}
+
+// lookRotation is the quaternion [x, y, z, w] that turns -z (where a
+// head, a hand's ray or a controller points when not turned) towards
+// direction d, with no roll: a yaw about +y, then a pitch about the
+// turned x. ok is false when d has no length.
+func lookRotation(d []float64) ([]float64, bool) {
+	h := math.Hypot(d[0], d[2])
+	if h == 0 && d[1] == 0 {
+		return nil, false
+	}
+	yaw := math.Atan2(-d[0], -d[2])
+	pitch := math.Atan2(d[1], h)
+	if h == 0 {
+		yaw = 0 // straight up or down: no heading to keep
+	}
+	return mulQuat(yawQuat(yaw), []float64{math.Sin(pitch / 2), 0, 0, math.Cos(pitch / 2)}), true
+}
+
+// yawQuat is the rotation by yaw radians about +y.
+func yawQuat(yaw float64) []float64 {
+	return []float64{0, math.Sin(yaw / 2), 0, math.Cos(yaw / 2)}
+}
+
+// mulQuat is the Hamilton product a·b (b first, then a).
+func mulQuat(a, b []float64) []float64 {
+	return []float64{
+		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
+		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
+		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
+		a[3]*b[3] - a[0]*b[0] - a[1]*b[1] - a[2]*b[2],
+	}
+}
+
+// rotate turns v by the unit quaternion q.
+func rotate(q, v []float64) []float64 {
+	// v' = v + 2w(u×v) + 2u×(u×v), u = q's vector part.
+	u := []float64{q[0], q[1], q[2]}
+	c := cross(u, v)
+	cc := cross(u, c)
+	return []float64{v[0] + 2*(q[3]*c[0]+cc[0]), v[1] + 2*(q[3]*c[1]+cc[1]), v[2] + 2*(q[3]*c[2]+cc[2])}
+}
+
+func cross(a, b []float64) []float64 {
+	return []float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+// headingOf is the yaw in radians of where orientation q looks: the angle
+// about +y from -z to its forward direction's horizontal part (0 when it
+// looks straight up or down).
+func headingOf(q []float64) float64 {
+	f := rotate(q, []float64{0, 0, -1})
+	if math.Hypot(f[0], f[2]) < 1e-12 {
+		return 0
+	}
+	return math.Atan2(-f[0], -f[2])
+}
+
+// unitQuat is q, or the identity when q is nil (a device never turned).
+func unitQuat(q []float64) []float64 {
+	if len(q) != 4 {
+		return []float64{0, 0, 0, 1}
+	}
+	return q
+}
