@@ -48,7 +48,9 @@ func readLib(path string) ([]byte, error) {
 // Chromium's own navigator.xr on the loopback origin reports no headset),
 // a session the page offers (three's VRButton calls offerSession) is
 // granted at once, so no click is needed, and the device is kept at
-// window[DeviceGlobal] for the harness to drive.
+// window[DeviceGlobal] for the harness to drive. Its hook (window[HookGlobal])
+// records what the page sees of the headset and the session events it is
+// sent, for the contract's xr() and xrEvents().
 func Prelude(res *resolve.Resolver, o Options) (string, error) {
 	profile := o.Profile
 	if profile == "" {
@@ -82,5 +84,5 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		"    };\n" +
 		"  }\n" +
 		"  Object.defineProperty(window, " + strconv.Quote(DeviceGlobal) + ", { value: device, enumerable: false });\n" +
-		"})();\n", nil
+		"})();\n" + hookJS, nil
 }
