@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
@@ -384,4 +385,25 @@ func mustParse(t interface {
 		t.Fatalf("parse: %v", err)
 	}
 	return c
+}
+
+// Tagged lists the objects whose "semantic" map matches role and name
+// ("" matches any), in name order (contract.Semantics).
+func (p *fakePage) Tagged(ctx context.Context, role, name string) ([]any, error) {
+	if err := p.err("Tagged"); err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, n := range slices.Sorted(maps.Keys(p.objects)) {
+		tag, ok := p.objects[n]["semantic"].(map[string]any)
+		if !ok || (role != "" && tag["role"] != role) || (name != "" && tag["name"] != name) {
+			continue
+		}
+		o, err := p.object(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

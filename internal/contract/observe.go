@@ -49,7 +49,7 @@ func (o *observer) programOption() cel.ProgramOption {
 	}
 	return cel.Functions(
 		&functions.Overload{Operator: overloadID("object", 1), Unary: func(v ref.Val) ref.Val {
-			r, bad := objectRef("object", v)
+			r, bad := objectRef(v)
 			if bad != nil {
 				return bad
 			}
@@ -217,7 +217,7 @@ func (o *observer) taggedOne(r ObjectRef) (map[string]any, error) {
 // view reads where an object is in the XR user's view (memoised once per
 // object for inView and coverage) and returns its field key.
 func (o *observer) view(fn string, v ref.Val, key string) ref.Val {
-	r, bad := objectRef(fn, v)
+	r, bad := objectRef(v)
 	if bad != nil {
 		return bad
 	}
@@ -240,8 +240,9 @@ func (o *observer) view(fn string, v ref.Val, key string) ref.Val {
 }
 
 // objectRef reads an object reference: a name, or a semantic tag given as
-// a map with role and/or name ({"role": "grabbable"}).
-func objectRef(fn string, v ref.Val) (ObjectRef, ref.Val) {
+// a map with role and/or name ({"role": "grabbable"}). Its errors need no
+// function name: the verdict's message starts with the call.
+func objectRef(v ref.Val) (ObjectRef, ref.Val) {
 	switch x := v.(type) {
 	case types.String:
 		return ObjectRef{Name: string(x)}, nil
@@ -252,11 +253,11 @@ func objectRef(fn string, v ref.Val) (ObjectRef, ref.Val) {
 			k := it.Next()
 			ks, ok := k.(types.String)
 			if !ok {
-				return r, errorf("%s: a tag's keys are role and name, got %s", fn, formatVal(k))
+				return r, errorf("a tag's keys are role and name, got %s", formatVal(k))
 			}
 			s, ok := x.Get(k).(types.String)
 			if !ok {
-				return r, errorf("%s: the tag's %s must be a string, got %s", fn, string(ks), typeName(x.Get(k)))
+				return r, errorf("the tag's %s must be a string, got %s", string(ks), typeName(x.Get(k)))
 			}
 			switch string(ks) {
 			case "role":
@@ -264,15 +265,15 @@ func objectRef(fn string, v ref.Val) (ObjectRef, ref.Val) {
 			case "name":
 				r.Name = string(s)
 			default:
-				return r, errorf("%s: a tag's keys are role and name, got %q", fn, string(ks))
+				return r, errorf("a tag's keys are role and name, got %q", string(ks))
 			}
 		}
 		if r.Role == "" && r.Name == "" {
-			return r, errorf("%s: a tag needs a role or a name", fn)
+			return r, errorf("a tag needs a role or a name")
 		}
 		return r, nil
 	}
-	return ObjectRef{}, errorf("%s: want an object name or a tag {\"role\": ..., \"name\": ...}, got %s", fn, typeName(v))
+	return ObjectRef{}, errorf("want an object name or a tag {\"role\": ..., \"name\": ...}, got %s", typeName(v))
 }
 
 // call runs one observation, memoised by function and arguments.
