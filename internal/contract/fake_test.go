@@ -60,7 +60,7 @@ func errIf(cond bool, err error) error {
 func newFakePage(fps float64) *fakePage {
 	return &fakePage{fps: fps, y: world.StartY,
 		objects: map[string]map[string]any{
-			"ball":   {"name": "ball", "visible": true, "color": "#ff0000"},
+			"ball":   {"name": "ball", "visible": true, "color": "#ff0000", "semantic": map[string]any{"role": "target", "name": "ball"}},
 			"hidden": {"name": "hidden", "position": []any{0.0, 0.0, 30.0}, "visible": false, "color": ""},
 		},
 		selectors: map[string]bool{"#pause": true, "#name": true},
