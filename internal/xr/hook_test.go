@@ -83,22 +83,45 @@ func TestHookRecordsWhatThePageSees(t *testing.T) {
 	_, err = s.XRView(ctx, session.ObjectRef{Name: "nothing"})
 	require.EqualError(t, err, `no scene object named "nothing": target not found`)
 
+	// The left controller's squeeze, the session blurred and back, then
+	// hands and the right hand's pinch. IWER fires squeeze with
+	// squeezestart, as it does select, and takes the input sources away
+	// while the session is blurred.
+	drive(t, s, `d.controllers.left.updateButtonValue('squeeze', 1)`, 1)
+	drive(t, s, `d.controllers.left.updateButtonValue('squeeze', 0)`, 1)
+	drive(t, s, `d.updateVisibilityState('visible-blurred')`, 1)
+	var st struct {
+		Visibility string
+		Frames     int
+	}
+	require.NoError(t, json.Unmarshal([]byte(hookRead(t, s, "state")), &st))
+	require.Equal(t, "visible-blurred", st.Visibility)
+	drive(t, s, `d.updateVisibilityState('visible')`, 1)
 	drive(t, s, `d.primaryInputMode = 'hand'; d.hands.right.position.set(0.2, 1.3, -0.4)`, 2)
 	drive(t, s, `d.hands.right.updatePinchValue(1)`, 2)
 	drive(t, s, `d.hands.right.updatePinchValue(0)`, 2)
 	require.JSONEq(t, `[
 		{"type":"inputsourceschange","hand":"left","input":"controller","frame":1,"change":"added"},
 		{"type":"inputsourceschange","hand":"right","input":"controller","frame":1,"change":"added"},
-		{"type":"inputsourceschange","hand":"left","input":"hand","frame":6,"change":"added"},
-		{"type":"inputsourceschange","hand":"right","input":"hand","frame":6,"change":"added"},
-		{"type":"inputsourceschange","hand":"left","input":"controller","frame":6,"change":"removed"},
-		{"type":"inputsourceschange","hand":"right","input":"controller","frame":6,"change":"removed"},
-		{"type":"select","hand":"right","input":"hand","frame":8},
-		{"type":"selectstart","hand":"right","input":"hand","frame":8},
-		{"type":"selectend","hand":"right","input":"hand","frame":10}]`, hookRead(t, s, "events"))
-	var st struct{ Frames int }
+		{"type":"squeeze","hand":"left","input":"controller","frame":6},
+		{"type":"squeezestart","hand":"left","input":"controller","frame":6},
+		{"type":"squeezeend","hand":"left","input":"controller","frame":7},
+		{"type":"visibilitychange","hand":"","input":"","frame":8,"visibility":"visible-blurred"},
+		{"type":"inputsourceschange","hand":"left","input":"controller","frame":8,"change":"removed"},
+		{"type":"inputsourceschange","hand":"right","input":"controller","frame":8,"change":"removed"},
+		{"type":"visibilitychange","hand":"","input":"","frame":9,"visibility":"visible"},
+		{"type":"inputsourceschange","hand":"left","input":"controller","frame":9,"change":"added"},
+		{"type":"inputsourceschange","hand":"right","input":"controller","frame":9,"change":"added"},
+		{"type":"inputsourceschange","hand":"left","input":"hand","frame":10,"change":"added"},
+		{"type":"inputsourceschange","hand":"right","input":"hand","frame":10,"change":"added"},
+		{"type":"inputsourceschange","hand":"left","input":"controller","frame":10,"change":"removed"},
+		{"type":"inputsourceschange","hand":"right","input":"controller","frame":10,"change":"removed"},
+		{"type":"select","hand":"right","input":"hand","frame":12},
+		{"type":"selectstart","hand":"right","input":"hand","frame":12},
+		{"type":"selectend","hand":"right","input":"hand","frame":14}]`, hookRead(t, s, "events"))
 	require.NoError(t, json.Unmarshal([]byte(hookRead(t, s, "state")), &st))
-	require.Equal(t, 11, st.Frames)
+	require.Equal(t, 15, st.Frames)
+	require.Equal(t, "visible", st.Visibility)
 
 	// Turned around, the user sees the marker and not the panel: the
 	// marker's near face, 0.2 m square 1.9 m ahead, spans (0.2 / 1.9) ×
