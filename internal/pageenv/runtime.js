@@ -1343,6 +1343,22 @@
   // geometry's own box), [minx, miny, minz, maxx, maxy, maxz], or null
   // when none has geometry. InstancedMeshes are left out (their instances
   // are not walked), as in the scene summary.
+  // geoBox is a geometry's own box, its computed boundingBox if it has one;
+  // else the box of its positions, kept per position attribute until the
+  // page marks it changed (version) or resizes it: an object() read in
+  // every probe step does not walk a large mesh's vertices each time.
+  const geoBoxes = new WeakMap();
+  const WeakMapGet = WeakMap.prototype.get, WeakMapSet = WeakMap.prototype.set;
+  function geoBox(geo) {
+    if (geo.boundingBox && geo.boundingBox.min && geo.boundingBox.max) return geo.boundingBox;
+    const pos = geo.attributes && geo.attributes.position;
+    if (!pos || typeof pos !== 'object') return box3Of(geo);
+    const c = apply(WeakMapGet, geoBoxes, [pos]);
+    if (c && c.v === pos.version && c.n === pos.count) return c.b;
+    const b = box3Of(geo);
+    apply(WeakMapSet, geoBoxes, [pos, { v: pos.version, n: pos.count, b }]);
+    return b;
+  }
   function worldBox(root) {
     const b = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
     let seen = 0;
@@ -1354,7 +1370,7 @@
       try {
         const geo = o.geometry;
         if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
-          const g = box3Of(geo);
+          const g = geoBox(geo);
           const e = o.matrixWorld.elements;
           if (g) for (let c = 0; c < 8; c++) {
             const x = c & 1 ? g.max.x : g.min.x, y = c & 2 ? g.max.y : g.min.y, z = c & 4 ? g.max.z : g.min.z;
