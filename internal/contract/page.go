@@ -91,8 +91,8 @@ type XR interface {
 // reports what the page sees of it. A page whose task sets no xr: has no
 // headset: its methods return an infrastructure error saying so.
 type XRViewer interface {
-	// XRState is the headset as the page sees it: session (a session was
-	// granted), mode, presenting, visibility, frames (XR frames delivered),
+	// XRState is the headset as the page sees it through the last session
+	// it was granted: session (a session was granted), mode, presenting, visibility, frames (XR frames delivered),
 	// head {position, orientation, forward} in the session's local-floor
 	// space (nil before the first XR frame) and inputs [{hand, input
 	// ("hand" or "controller"), tracked, position}].
