@@ -129,6 +129,15 @@ func TestHookRecordsWhatThePageSees(t *testing.T) {
 	drive(t, s, `d.quaternion.set(0, 1, 0, 0)`, 1)
 	require.Equal(t, session.XRView{InView: true, Coverage: 0.002078}, view(session.ObjectRef{Name: "marker"}))
 	require.False(t, view(session.ObjectRef{Name: "panel"}).InView)
+
+	// A geometry the page edits gets a new box: the panel's width doubled.
+	panel, err = s.Object(ctx, "panel")
+	require.NoError(t, err)
+	require.Equal(t, []float64{-0.25, 1.35, -1}, panel.BBox.Min)
+	drive(t, s, `stretchPanel()`, 1)
+	panel, err = s.Object(ctx, "panel")
+	require.NoError(t, err)
+	require.Equal(t, &session.Bounds{Min: []float64{-0.5, 1.35, -1}, Max: []float64{0.5, 1.85, -1}}, panel.BBox)
 }
 
 // TestHookWithstandsAHostilePage: a page that replaces the built-ins the
