@@ -38,14 +38,15 @@ type Assertion struct {
 	env         *cel.Env
 	readsState  bool // names s
 	readsClock  bool // names frame or t
-	observes    bool // calls object, pixel, region, objectPixel or dom
+	observes    bool // calls object, tagged, pixel, region, objectPixel, dom, inView or coverage
 	readsPixels bool // calls pixel, region or objectPixel
 	usesPage    bool // calls any observation function, scene included
 	reads       []Read
 }
 
 // Observes reports whether the assertion reads the page through object,
-// pixel, region, objectPixel or dom (what Attribute calls an observation).
+// tagged, pixel, region, objectPixel, dom, inView or coverage (what
+// Attribute calls an observation).
 func (a *Assertion) Observes() bool { return a.observes }
 
 // Read is a state or parameter path an assertion reads.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
@@ -62,7 +63,7 @@ func errIf(cond bool, err error) error {
 func newFakePage(fps float64) *fakePage {
 	return &fakePage{fps: fps, y: world.StartY,
 		objects: map[string]map[string]any{
-			"ball":   {"name": "ball", "visible": true, "color": "#ff0000"},
+			"ball":   {"name": "ball", "visible": true, "color": "#ff0000", "semantic": map[string]any{"role": "target", "name": "ball"}},
 			"hidden": {"name": "hidden", "position": []any{0.0, 0.0, 30.0}, "visible": false, "color": ""},
 		},
 		selectors: map[string]bool{"#pause": true, "#name": true},
@@ -396,4 +397,25 @@ func mustParse(t interface {
 		t.Fatalf("parse: %v", err)
 	}
 	return c
+}
+
+// Tagged lists the objects whose "semantic" map matches role and name
+// ("" matches any), in name order (contract.Semantics).
+func (p *fakePage) Tagged(ctx context.Context, role, name string) ([]any, error) {
+	if err := p.err("Tagged"); err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, n := range slices.Sorted(maps.Keys(p.objects)) {
+		tag, ok := p.objects[n]["semantic"].(map[string]any)
+		if !ok || (role != "" && tag["role"] != role) || (name != "" && tag["name"] != name) {
+			continue
+		}
+		o, err := p.object(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 // LibraryVersion is the version of the CEL function library contracts are
 // compiled against. It grows when functions are added; an existing
 // function never changes meaning within a contract version.
-const LibraryVersion = 2
+const LibraryVersion = 3
 
 // LibraryName names the StateProbe CEL library in an environment.
 const LibraryName = "worldprobe.stateprobe"
@@ -38,11 +38,11 @@ const (
 var (
 	// observingFuncs are the observation functions whose failure points at
 	// a state mismatch (see Attribute).
-	observingFuncs = []string{"object", "pixel", "region", "objectPixel", "dom"}
+	observingFuncs = []string{"object", "pixel", "region", "objectPixel", "dom", "tagged", "inView", "coverage"}
 	// pixelFuncs are the observation functions that read the drawn canvas.
 	pixelFuncs = []string{"pixel", "region", "objectPixel"}
 	// pageFuncs are all functions that read the page.
-	pageFuncs = append(append([]string{}, observingFuncs...), "scene")
+	pageFuncs = append(append([]string{}, observingFuncs...), "scene", "xr", "xrEvents")
 )
 
 // lib is the StateProbe function library, see docs/contracts.md.
@@ -129,7 +129,23 @@ func (lib) CompileOptions() []cel.EnvOption {
 		unary("rgb", dynMap, rgb),
 		binary("colorDist", dyn, colorDist),
 
-		late("object", []*cel.Type{cel.StringType}, dynMap),
+		binary("inside", cel.BoolType, inside),
+		cel.Function("above",
+			cel.Overload("above_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(func(a, b ref.Val) ref.Val { return above(a, b, types.Double(0)) })),
+			cel.Overload("above_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, cel.BoolType,
+				cel.FunctionBinding(func(args ...ref.Val) ref.Val { return above(args[0], args[1], args[2]) }))),
+		ternary("touching", cel.BoolType, touching),
+		cel.Function("facing", cel.Overload("facing_dyn_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn, dyn}, cel.BoolType,
+			cel.FunctionBinding(func(args ...ref.Val) ref.Val { return facing(args[0], args[1], args[2], args[3]) }))),
+		ternary("withinReach", cel.BoolType, withinReach),
+
+		// object takes a name or a semantic tag {"role": …, "name": …}.
+		late("object", []*cel.Type{dyn}, dynMap),
+		late("tagged", []*cel.Type{cel.StringType}, dynList),
+		late("inView", []*cel.Type{dyn}, cel.BoolType),
+		late("coverage", []*cel.Type{dyn}, dyn),
+		late("xr", nil, dynMap),
+		late("xrEvents", nil, dynList),
 		late("pixel", []*cel.Type{dyn, dyn}, dynMap),
 		late("region", []*cel.Type{dyn, dyn, dyn, dyn}, dynMap),
 		late("objectPixel", []*cel.Type{cel.StringType}, dynMap),

@@ -87,8 +87,9 @@ func Coverage(verdicts []Verdict, crashed bool) Scores {
 //  1. crash: the page crashed;
 //  2. schema_drift: an interface-probe assertion did not pass;
 //  3. state_mismatch: a failed assertion hinted state_mismatch, or one that
-//     observes the page (object, pixel, region, objectPixel, dom) failed
-//     while every assertion that does not observe it passed;
+//     observes the page (object, tagged, pixel, region, objectPixel, dom,
+//     inView, coverage) failed while every assertion that does not observe
+//     it passed;
 //  4. physics_violation: an invariant failed, or a failed assertion hinted it;
 //  5. broken_interaction: a transition failed, or a failed assertion hinted it;
 //  6. other.

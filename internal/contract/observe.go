@@ -10,12 +10,14 @@ import (
 	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
-// observer binds the observation functions (object, pixel, region,
-// objectPixel, dom, scene) to one page for one evaluation.
+// observer binds the observation functions (object, tagged, pixel, region,
+// objectPixel, dom, scene, inView, coverage, xr, xrEvents) to one page for
+// one evaluation.
 //
 // The functions are declared in the environment with late bindings, so
 // their calls are type-checked at load time but have no implementation
@@ -47,11 +49,51 @@ func (o *observer) programOption() cel.ProgramOption {
 	}
 	return cel.Functions(
 		&functions.Overload{Operator: overloadID("object", 1), Unary: func(v ref.Val) ref.Val {
-			name, ok := str(v)
-			if !ok {
-				return errorf("object: want a name, got %s", typeName(v))
+			r, bad := objectRef(v)
+			if bad != nil {
+				return bad
 			}
-			return o.call("object", []any{name}, func() (map[string]any, error) { return o.object(name) })
+			if r.Tag {
+				return o.call("object", []any{r}, func() (any, error) { return o.taggedOne(r) })
+			}
+			return o.call("object", []any{r.Name}, func() (any, error) { return o.object(r.Name) })
+		}},
+		&functions.Overload{Operator: overloadID("tagged", 1), Unary: func(v ref.Val) ref.Val {
+			role, ok := str(v)
+			if !ok {
+				return errorf("tagged: want a role, got %s", typeName(v))
+			}
+			return o.call("tagged", []any{role}, func() (any, error) {
+				in, err := capability[Semantics](o.page, "tagged()")
+				if err != nil {
+					return nil, err
+				}
+				return in.Tagged(o.ctx, role, "")
+			})
+		}},
+		&functions.Overload{Operator: overloadID("inView", 1), Unary: func(v ref.Val) ref.Val {
+			return o.view("inView", v, "in_view")
+		}},
+		&functions.Overload{Operator: overloadID("coverage", 1), Unary: func(v ref.Val) ref.Val {
+			return o.view("coverage", v, "coverage")
+		}},
+		&functions.Overload{Operator: overloadID("xr", 0), Function: func(...ref.Val) ref.Val {
+			return o.call("xr", nil, func() (any, error) {
+				x, err := capability[XRViewer](o.page, "xr()")
+				if err != nil {
+					return nil, err
+				}
+				return x.XRState(o.ctx)
+			})
+		}},
+		&functions.Overload{Operator: overloadID("xrEvents", 0), Function: func(...ref.Val) ref.Val {
+			return o.call("xrEvents", nil, func() (any, error) {
+				x, err := capability[XRViewer](o.page, "xrEvents()")
+				if err != nil {
+					return nil, err
+				}
+				return x.XREvents(o.ctx)
+			})
 		}},
 		&functions.Overload{Operator: overloadID("pixel", 2), Binary: func(a, b ref.Val) ref.Val {
 			x, okx := num(a)
@@ -59,7 +101,7 @@ func (o *observer) programOption() cel.ProgramOption {
 			if !okx || !oky {
 				return errorf("pixel: want numbers, got %s and %s", typeName(a), typeName(b))
 			}
-			return o.call("pixel", []any{x, y}, func() (map[string]any, error) { return o.pixel(x, y) })
+			return o.call("pixel", []any{x, y}, func() (any, error) { return o.pixel(x, y) })
 		}},
 		&functions.Overload{Operator: overloadID("region", 4), Function: func(args ...ref.Val) ref.Val {
 			var f [4]float64
@@ -70,7 +112,7 @@ func (o *observer) programOption() cel.ProgramOption {
 				}
 				f[i] = n
 			}
-			return o.call("region", []any{f[0], f[1], f[2], f[3]}, func() (map[string]any, error) {
+			return o.call("region", []any{f[0], f[1], f[2], f[3]}, func() (any, error) {
 				c, err := capability[Canvas](o.page, "region()")
 				if err != nil {
 					return nil, err
@@ -83,14 +125,14 @@ func (o *observer) programOption() cel.ProgramOption {
 			if !ok {
 				return errorf("objectPixel: want a name, got %s", typeName(v))
 			}
-			return o.call("objectPixel", []any{name}, func() (map[string]any, error) { return o.objectPixel(name) })
+			return o.call("objectPixel", []any{name}, func() (any, error) { return o.objectPixel(name) })
 		}},
 		&functions.Overload{Operator: overloadID("dom", 1), Unary: func(v ref.Val) ref.Val {
 			sel, ok := str(v)
 			if !ok {
 				return errorf("dom: want a selector, got %s", typeName(v))
 			}
-			return o.call("dom", []any{sel}, func() (map[string]any, error) {
+			return o.call("dom", []any{sel}, func() (any, error) {
 				in, err := capability[Inspector](o.page, "dom()")
 				if err != nil {
 					return nil, err
@@ -99,7 +141,7 @@ func (o *observer) programOption() cel.ProgramOption {
 			})
 		}},
 		&functions.Overload{Operator: overloadID("scene", 0), Function: func(...ref.Val) ref.Val {
-			return o.call("scene", nil, func() (map[string]any, error) {
+			return o.call("scene", nil, func() (any, error) {
 				in, err := capability[Inspector](o.page, "scene()")
 				if err != nil {
 					return nil, err
@@ -149,8 +191,93 @@ func (o *observer) objectPixel(name string) (map[string]any, error) {
 	return o.pixel(x, y)
 }
 
+// taggedOne describes the one object whose semantic tag matches r.
+func (o *observer) taggedOne(r ObjectRef) (map[string]any, error) {
+	in, err := capability[Semantics](o.page, "object() by tag")
+	if err != nil {
+		return nil, err
+	}
+	found, err := in.Tagged(o.ctx, r.Role, r.Name)
+	if err != nil {
+		return nil, err
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no scene object is tagged %s: %w", r, target.ErrNotFound)
+	case 1:
+		m, ok := found[0].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("the object tagged %s is a %T, not a description", r, found[0])
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("%d scene objects are tagged %s: name one (tagged() lists them): %w", len(found), r, target.ErrNotFound)
+}
+
+// view reads where an object is in the XR user's view (memoised once per
+// object for inView and coverage) and returns its field key.
+func (o *observer) view(fn string, v ref.Val, key string) ref.Val {
+	r, bad := objectRef(v)
+	if bad != nil {
+		return bad
+	}
+	m := o.call("xrView", []any{r}, func() (any, error) {
+		x, err := capability[XRViewer](o.page, fn+"()")
+		if err != nil {
+			return nil, err
+		}
+		return x.XRView(o.ctx, r)
+	})
+	mp, ok := m.(traits.Mapper)
+	if !ok {
+		return m // the error
+	}
+	val, found := mp.Find(types.String(key))
+	if !found {
+		return errorf("%s: the view of %s has no %s", fn, r, key)
+	}
+	return val
+}
+
+// objectRef reads an object reference: a name, or a semantic tag given as
+// a map with role and/or name ({"role": "grabbable"}). Its errors need no
+// function name: the verdict's message starts with the call.
+func objectRef(v ref.Val) (ObjectRef, ref.Val) {
+	switch x := v.(type) {
+	case types.String:
+		return ObjectRef{Name: string(x)}, nil
+	case traits.Mapper:
+		r := ObjectRef{Tag: true}
+		it := x.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			ks, ok := k.(types.String)
+			if !ok {
+				return r, errorf("a tag's keys are role and name, got %s", formatVal(k))
+			}
+			s, ok := x.Get(k).(types.String)
+			if !ok {
+				return r, errorf("the tag's %s must be a string, got %s", string(ks), typeName(x.Get(k)))
+			}
+			switch string(ks) {
+			case "role":
+				r.Role = string(s)
+			case "name":
+				r.Name = string(s)
+			default:
+				return r, errorf("a tag's keys are role and name, got %q", string(ks))
+			}
+		}
+		if r.Role == "" && r.Name == "" {
+			return r, errorf("a tag needs a role or a name")
+		}
+		return r, nil
+	}
+	return ObjectRef{}, errorf("want an object name or a tag {\"role\": ..., \"name\": ...}, got %s", typeName(v))
+}
+
 // call runs one observation, memoised by function and arguments.
-func (o *observer) call(fn string, args []any, read func() (map[string]any, error)) ref.Val {
+func (o *observer) call(fn string, args []any, read func() (any, error)) ref.Val {
 	key := fn + "(" + formatArgs(args) + ")"
 	if v, ok := o.cache[key]; ok {
 		return v
@@ -180,6 +307,8 @@ func formatArgs(args []any) string {
 			parts[i] = fmt.Sprintf("%q", x)
 		case float64:
 			parts[i] = formatFloat(x)
+		case ObjectRef:
+			parts[i] = x.String()
 		default:
 			parts[i] = fmt.Sprint(x)
 		}

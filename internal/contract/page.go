@@ -16,7 +16,7 @@ type Target = target.Target
 // pointer or keyboard input, describe its scene, show its pixels, later
 // take XR input — it offers through the capability interfaces below
 // ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester],
-// [UndrawnStepper]), which
+// [UndrawnStepper], [XR], [XRViewer], [Semantics]), which
 // a step detects by type assertion. A step that needs a capability the
 // page lacks is an infrastructure error: the harness, not the page, is
 // wrong. The caller implements Page over a browser session; the contract
@@ -142,6 +142,53 @@ type XR interface {
 // forward while the hand is not turned).
 var XRGestures = []string{"default", "point", "pinch", "fist", "thumbs-up", "open-palm", "palm-up"}
 
+// XRViewer is a page with an emulated XR headset (task.yaml xr:) that
+// reports what the page sees of it. A page whose task sets no xr: has no
+// headset: its methods return an infrastructure error saying so.
+type XRViewer interface {
+	// XRState is the headset as the page sees it through the last session
+	// it was granted: session (a session was granted), mode, presenting, visibility, frames (XR frames delivered),
+	// head {position, orientation, forward} in the session's local-floor
+	// space (nil before the first XR frame) and inputs [{hand, input
+	// ("hand" or "controller"), tracked, position}].
+	XRState(ctx context.Context) (map[string]any, error)
+	// XREvents is the log of the session's events, in order: {type, hand,
+	// input, frame} (inputsourceschange adds change: "added" or
+	// "removed"; visibilitychange adds visibility; planeschange and
+	// mesheschange add count, the number of detected planes or meshes, when it changes).
+	XREvents(ctx context.Context) ([]any, error)
+	// XRView says whether the object is in the field of view of the user's
+	// eyes (in_view) and which fraction of the view its box covers
+	// (coverage). A missing object wraps [target.ErrNotFound].
+	XRView(ctx context.Context, ref ObjectRef) (map[string]any, error)
+}
+
+// ObjectRef names a scene object: by Name (mesh.name) or, with Tag set, by
+// its semantic tag (userData.semantic) Role and Name ("" matches any; the
+// tag must match exactly one object).
+type ObjectRef struct {
+	Name string
+	Role string
+	Tag  bool
+}
+
+// String names the reference in messages and memo keys.
+func (r ObjectRef) String() string {
+	if r.Tag {
+		return fmt.Sprintf("{role: %q, name: %q}", r.Role, r.Name)
+	}
+	return fmt.Sprintf("%q", r.Name)
+}
+
+// Semantics is a page that finds scene objects by their semantic tag
+// (userData.semantic = {role, name}).
+type Semantics interface {
+	// Tagged describes, as Inspector.Object does, every object of the last
+	// rendered scene whose tag has role and name ("" matches any), in
+	// scene-graph order.
+	Tagged(ctx context.Context, role, name string) ([]any, error)
+}
+
 // Keyboard is a page that takes key events and typed text.
 type Keyboard interface {
 	// Key sends a key event; kind is "down", "up" or "press", key a
@@ -156,7 +203,9 @@ type Keyboard interface {
 // Inspector is a page that can describe its scene and document.
 type Inspector interface {
 	// Object describes a named scene object: name, position [x, y, z],
-	// visible, color ("#rrggbb" or ""), screen [x, y] and on_screen.
+	// visible, color ("#rrggbb" or ""), screen [x, y] and on_screen, and
+	// (library version 3) its world quaternion, scale, forward, bbox {min,
+	// max} and semantic tag.
 	Object(ctx context.Context, name string) (map[string]any, error)
 	// DOM describes the first element matching selector: exists, text,
 	// value, visible. A missing element is {exists: false}, not an error.

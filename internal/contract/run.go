@@ -37,8 +37,8 @@ type Verdict struct {
 	Line int `json:"line,omitempty"`
 	// Attribution is the assertion's attribution hint, if any.
 	Attribution string `json:"attribution,omitempty"`
-	// Observes is set when the assertion reads object, pixel, region,
-	// objectPixel or dom.
+	// Observes is set when the assertion reads object, tagged, pixel, region,
+	// objectPixel, dom, inView or coverage.
 	Observes bool `json:"observes,omitempty"`
 }
 

@@ -36,6 +36,7 @@
   const MathMax = Math.max;
   const MathFloor = Math.floor;
   const MathRound = Math.round;
+  const MathSqrt = Math.sqrt;
   const RealNumber = Number;
   const RealString = String;
   const StringSlice = String.prototype.slice;
@@ -1260,6 +1261,13 @@
   function objectInfo(name) {
     const o = findObject(name);
     if (!o) return JSONStringify(null);
+    return JSONStringify(describe(o));
+  }
+  // describe is what object() reports of a scene object: its world
+  // position, visibility, colour and screen position, and (world frame too)
+  // its rotation, scale, forward direction, bounding box and semantic tag.
+  function describe(o) {
+    const name = RealString(o.name === undefined ? '' : o.name);
     let visible = true;
     for (let p = o; p; p = p.parent) if (p.visible === false) visible = false;
     const e = o.matrixWorld ? o.matrixWorld.elements : null;
@@ -1280,7 +1288,223 @@
         return { camera: String(v.camera.name || v.camera.type), screen: q ? [round6(q.x), round6(q.y)] : null, on_screen: !!(q && q.on_screen) };
       });
     }
+    const tr = e ? decompose(e) : null;
+    out.quaternion = tr ? tr.quaternion : null;
+    out.scale = tr ? tr.scale : null;
+    // three's getWorldDirection: +Z of the object, -Z of a camera.
+    out.forward = tr ? (o.isCamera ? [-tr.z[0], -tr.z[1], -tr.z[2]] : tr.z) : null;
+    const box = worldBox(o);
+    out.bbox = box ? { min: [round6(box[0]), round6(box[1]), round6(box[2])], max: [round6(box[3]), round6(box[4]), round6(box[5])] } : null;
+    out.semantic = semanticOf(o);
+    return out;
+  }
+
+  // ---- world frame: transforms, boxes, semantic tags (XR assertions) ----
+  // decompose splits a world matrix (three's column-major elements) into
+  // a unit quaternion [x, y, z, w], a scale and the unit +Z axis, as
+  // three's Matrix4.decompose does (a negative determinant flips x).
+  function decompose(e) {
+    let sx = MathSqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+    const sy = MathSqrt(e[4] * e[4] + e[5] * e[5] + e[6] * e[6]);
+    const sz = MathSqrt(e[8] * e[8] + e[9] * e[9] + e[10] * e[10]);
+    const det = e[0] * (e[5] * e[10] - e[9] * e[6]) - e[4] * (e[1] * e[10] - e[9] * e[2]) + e[8] * (e[1] * e[6] - e[5] * e[2]);
+    if (det < 0) sx = -sx;
+    if (!(sx !== 0 && sy !== 0 && sz !== 0) || !NumberIsFinite(sx + sy + sz)) {
+      return { quaternion: [0, 0, 0, 1], scale: [round6(sx), round6(sy), round6(sz)], z: [0, 0, 1] };
+    }
+    const m11 = e[0] / sx, m21 = e[1] / sx, m31 = e[2] / sx;
+    const m12 = e[4] / sy, m22 = e[5] / sy, m32 = e[6] / sy;
+    const m13 = e[8] / sz, m23 = e[9] / sz, m33 = e[10] / sz;
+    const tr = m11 + m22 + m33;
+    let x, y, z, w;
+    if (tr > 0) {
+      const k = 0.5 / MathSqrt(tr + 1);
+      w = 0.25 / k; x = (m32 - m23) * k; y = (m13 - m31) * k; z = (m21 - m12) * k;
+    } else if (m11 > m22 && m11 > m33) {
+      const k = 2 * MathSqrt(1 + m11 - m22 - m33);
+      w = (m32 - m23) / k; x = 0.25 * k; y = (m12 + m21) / k; z = (m13 + m31) / k;
+    } else if (m22 > m33) {
+      const k = 2 * MathSqrt(1 + m22 - m11 - m33);
+      w = (m13 - m31) / k; x = (m12 + m21) / k; y = 0.25 * k; z = (m23 + m32) / k;
+    } else {
+      const k = 2 * MathSqrt(1 + m33 - m11 - m22);
+      w = (m21 - m12) / k; x = (m13 + m31) / k; y = (m23 + m32) / k; z = 0.25 * k;
+    }
+    // One sign for one rotation: w >= 0 (q and -q are the same rotation).
+    if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+    return {
+      quaternion: [round6(x), round6(y), round6(z), round6(w)],
+      scale: [round6(sx), round6(sy), round6(sz)],
+      z: [round6(m13), round6(m23), round6(m33)],
+    };
+  }
+  // worldBox is the world-axis-aligned box around the geometry of o and
+  // all its descendants (as three's Box3.setFromObject, from each
+  // geometry's own box), [minx, miny, minz, maxx, maxy, maxz], or null
+  // when none has geometry. InstancedMeshes are left out (their instances
+  // are not walked), as in the scene summary.
+  // geoBox is a geometry's own box, its computed boundingBox if it has one;
+  // else the box of its positions, kept per position attribute until the
+  // page marks it changed (version) or resizes it: an object() read in
+  // every probe step does not walk a large mesh's vertices each time.
+  const geoBoxes = new WeakMap();
+  const WeakMapGet = WeakMap.prototype.get, WeakMapSet = WeakMap.prototype.set;
+  function geoBox(geo) {
+    if (geo.boundingBox && geo.boundingBox.min && geo.boundingBox.max) return geo.boundingBox;
+    const pos = geo.attributes && geo.attributes.position;
+    if (!pos || typeof pos !== 'object') return box3Of(geo);
+    const c = apply(WeakMapGet, geoBoxes, [pos]);
+    if (c && c.v === pos.version && c.n === pos.count) return c.b;
+    const b = box3Of(geo);
+    apply(WeakMapSet, geoBoxes, [pos, { v: pos.version, n: pos.count, b }]);
+    return b;
+  }
+  function worldBox(root) {
+    const b = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+    let seen = 0;
+    const stack = [root];
+    while (stack.length > 0 && seen < SCENE_WALK_LIMIT) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      seen++;
+      try {
+        const geo = o.geometry;
+        if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
+          const g = geoBox(geo);
+          const e = o.matrixWorld.elements;
+          if (g) for (let c = 0; c < 8; c++) {
+            const x = c & 1 ? g.max.x : g.min.x, y = c & 2 ? g.max.y : g.min.y, z = c & 4 ? g.max.z : g.min.z;
+            if (!NumberIsFinite(x + y + z)) continue;
+            const wx = e[0] * x + e[4] * y + e[8] * z + e[12];
+            const wy = e[1] * x + e[5] * y + e[9] * z + e[13];
+            const wz = e[2] * x + e[6] * y + e[10] * z + e[14];
+            if (wx < b[0]) b[0] = wx; if (wy < b[1]) b[1] = wy; if (wz < b[2]) b[2] = wz;
+            if (wx > b[3]) b[3] = wx; if (wy > b[4]) b[4] = wy; if (wz > b[5]) b[5] = wz;
+          }
+        }
+        const k = o.children;
+        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+      } catch (err) { /* a hostile object: its part of the box is unknown */ }
+    }
+    return b[0] <= b[3] ? b : null;
+  }
+  // semanticOf reads userData.semantic's role and name (XR Blocks' tags).
+  function semanticOf(o) {
+    try {
+      const t = o.userData && o.userData.semantic;
+      if (!t || typeof t !== 'object') return null;
+      const role = typeof t.role === 'string' ? t.role : '', name = typeof t.name === 'string' ? t.name : '';
+      return role || name ? { role, name } : null;
+    } catch (err) { return null; }
+  }
+  // findTagged lists the objects of the last rendered scene whose semantic
+  // tag matches role and name ('' matches any), in scene-graph order.
+  function findTagged(role, name) {
+    const s = lastScene || scenes[scenes.length - 1] || null;
+    const found = [];
+    if (!s) return found;
+    let seen = 0;
+    const stack = [s];
+    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && found.length < 1000) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      seen++;
+      try {
+        const t = semanticOf(o);
+        if (t && (role === '' || t.role === role) && (name === '' || t.name === name)) put(found, o);
+        const k = o.children;
+        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+      } catch (err) { /* a hostile object */ }
+    }
+    return found;
+  }
+  function taggedInfo(role, name) {
+    const found = findTagged(RealString(role), RealString(name));
+    const out = [];
+    for (let i = 0; i < found.length; i++) put(out, describe(found[i]));
     return JSONStringify(out);
+  }
+  // resolveRef finds the object a reference names: {name} or {tag: true,
+  // role, name}. A tag must match exactly one object.
+  function resolveRef(ref) {
+    if (!ref || !ref.tag) {
+      const o = findObject(RealString(ref && ref.name));
+      return o ? { o } : { error: 'no scene object named ' + JSONStringify(RealString(ref && ref.name)) };
+    }
+    const found = findTagged(RealString(ref.role || ''), RealString(ref.name || ''));
+    const what = 'tagged ' + JSONStringify({ role: RealString(ref.role || ''), name: RealString(ref.name || '') });
+    if (found.length === 0) return { error: 'no scene object is ' + what };
+    if (found.length > 1) return { error: found.length + ' scene objects are ' + what + ': name one (tagged() lists them)' };
+    return { o: found[0] };
+  }
+  // xrEyes returns the cameras three.js renders the XR session's views
+  // with (world frame, the user's rig included), or null when no hooked
+  // renderer is presenting.
+  function xrEyes() {
+    for (let i = renderers.length - 1; i >= 0; i--) {
+      try {
+        const xr = renderers[i].xr;
+        if (!xr || !xr.isPresenting || typeof xr.getCamera !== 'function') continue;
+        const cams = xr.getCamera().cameras;
+        if (cams && cams.length > 0) return cams;
+      } catch (err) { /* a hostile renderer */ }
+    }
+    return null;
+  }
+  // xrView says whether an object is in the field of view of the user's
+  // eyes (the centre of its world box, else its origin, inside an eye's
+  // frustum) and which fraction of an eye's view the screen rectangle
+  // around its box covers (the largest over the eyes; the part of the box
+  // behind the near plane is cut off).
+  function xrView(ref) {
+    const r = resolveRef(ref);
+    if (!r.o) return JSONStringify({ error: r.error, missing: true });
+    const eyes = xrEyes();
+    if (!eyes) return JSONStringify({ error: 'no XR view: the page is not presenting an XR session with a three.js renderer', missing: true });
+    const o = r.o;
+    const e = o.matrixWorld ? o.matrixWorld.elements : null;
+    const box = worldBox(o);
+    const centre = box ? [(box[0] + box[3]) / 2, (box[1] + box[4]) / 2, (box[2] + box[5]) / 2]
+      : e ? [e[12], e[13], e[14]] : [o.position.x, o.position.y, o.position.z];
+    let inView = false, coverage = 0;
+    for (let i = 0; i < eyes.length; i++) {
+      const cam = eyes[i];
+      if (!cam || !cam.matrixWorldInverse || !cam.projectionMatrix) continue;
+      const v = cam.matrixWorldInverse.elements, p = cam.projectionMatrix.elements;
+      const clip = (x, y, z) => { const q = mul4(v, x, y, z, 1); return mul4(p, q[0], q[1], q[2], q[3]); };
+      const c = clip(centre[0], centre[1], centre[2]);
+      if (c[3] > 0 && c[0] >= -c[3] && c[0] <= c[3] && c[1] >= -c[3] && c[1] <= c[3] && c[2] >= -c[3] && c[2] <= c[3]) inView = true;
+      if (!box) continue;
+      const corners = [];
+      for (let k = 0; k < 8; k++) put(corners, clip(k & 1 ? box[3] : box[0], k & 2 ? box[4] : box[1], k & 4 ? box[5] : box[2]));
+      // Keep what is in front of the near plane (z >= -w), adding where
+      // the box's edges cross it.
+      const pts = [];
+      const d = (q) => q[2] + q[3];
+      for (let k = 0; k < 8; k++) {
+        if (d(corners[k]) >= 0 && corners[k][3] > 0) put(pts, corners[k]);
+        for (let bit = 1; bit < 8; bit <<= 1) {
+          if (k & bit) continue;
+          const a = corners[k], b = corners[k | bit];
+          const da = d(a), db = d(b);
+          if ((da < 0) === (db < 0)) continue;
+          const t = da / (da - db);
+          const q = [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t];
+          if (q[3] > 0) put(pts, q);
+        }
+      }
+      if (pts.length === 0) continue;
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let k = 0; k < pts.length; k++) {
+        const x = pts[k][0] / pts[k][3], y = pts[k][1] / pts[k][3];
+        if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+      }
+      const cx0 = x0 < -1 ? -1 : x0 > 1 ? 1 : x0, cx1 = x1 < -1 ? -1 : x1 > 1 ? 1 : x1;
+      const cy0 = y0 < -1 ? -1 : y0 > 1 ? 1 : y0, cy1 = y1 < -1 ? -1 : y1 > 1 ? 1 : y1;
+      const area = (cx1 - cx0) * (cy1 - cy0) / 4;
+      if (area > coverage) coverage = area;
+    }
+    return JSONStringify({ in_view: inView, coverage: round6(coverage) });
   }
   function projectPoint(p) { return JSONStringify(project(p)); }
   function domInfo(sel) {
@@ -1313,6 +1537,9 @@
     pending: () => pendingLoads,
     canvasRect: () => JSONStringify(canvasRect()),
     objectInfo,
+    taggedInfo,
+    xrView: (ref) => xrView(ref),
+    frame: () => frame,
     projectPoint,
     domInfo,
     sceneSummary,

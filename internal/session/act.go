@@ -51,6 +51,24 @@ type ObjectInfo struct {
 	// Views is set when the last frame rendered more than one view (split
 	// screen): the object's screen position in each, in render order.
 	Views []ObjectView `json:"views,omitempty"`
+	// Quaternion [x, y, z, w] (w >= 0), Scale and Forward (the unit +Z
+	// axis, -Z for a camera, as three's getWorldDirection) are the
+	// object's world transform, whatever its parents.
+	Quaternion []float64 `json:"quaternion"`
+	Scale      []float64 `json:"scale"`
+	Forward    []float64 `json:"forward"`
+	// BBox is the world-axis-aligned box around the geometry of the object
+	// and its descendants; nil when none has geometry.
+	BBox *Bounds `json:"bbox"`
+	// Semantic is the object's userData.semantic tag, nil when it has none.
+	Semantic *Semantic `json:"semantic"`
+}
+
+// Semantic is a scene object's semantic tag (userData.semantic, as XR
+// Blocks apps and GenXR-Bench tasks set it).
+type Semantic struct {
+	Role string `json:"role"`
+	Name string `json:"name"`
 }
 
 // ObjectView is where an object is in one view (camera and viewport) of the frame.
@@ -76,6 +94,74 @@ func (s *Session) Object(ctx context.Context, name string) (ObjectInfo, error) {
 		return ObjectInfo{}, fmt.Errorf("no scene object named %q: %w", name, target.ErrNotFound)
 	}
 	return *o, nil
+}
+
+// Tagged lists the objects of the last rendered scene whose semantic tag
+// (userData.semantic) has the role and name given ("" matches any), in
+// scene-graph order (depth first), at most 1000.
+func (s *Session) Tagged(ctx context.Context, role, name string) ([]ObjectInfo, error) {
+	var raw string
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.taggedInfo("+jsString(role)+", "+jsString(name)+")", false, &raw); err != nil {
+		return nil, err
+	}
+	var out []ObjectInfo
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("decoding the objects tagged %q: %w", role, err)
+	}
+	return out, nil
+}
+
+// ObjectRef names a scene object: by Name (mesh.name) or, with Tag set, by
+// its semantic tag's Role and Name ("" matches any; the tag must match
+// exactly one object).
+type ObjectRef struct {
+	Name string `json:"name"`
+	Role string `json:"role,omitempty"`
+	Tag  bool   `json:"tag,omitempty"`
+}
+
+// String names the reference for messages.
+func (r ObjectRef) String() string {
+	if r.Tag {
+		return fmt.Sprintf("the object tagged {role: %q, name: %q}", r.Role, r.Name)
+	}
+	return fmt.Sprintf("object %q", r.Name)
+}
+
+// XRView is where an object is in the user's view of an XR session.
+type XRView struct {
+	// InView is true when the centre of the object's world box (its origin
+	// when it has no geometry) is inside the frustum of one of the eyes.
+	InView bool `json:"in_view"`
+	// Coverage is the largest fraction, over the eyes, of the eye's view
+	// that the screen rectangle around the object's box covers (0–1).
+	Coverage float64 `json:"coverage"`
+}
+
+// XRView reports whether the object is in the field of view of the user's
+// eyes, with the cameras a three.js renderer presenting an XR session drew
+// the last frame with. A missing object, an ambiguous tag or a page that
+// presents no XR session wrap target.ErrNotFound.
+func (s *Session) XRView(ctx context.Context, ref ObjectRef) (XRView, error) {
+	arg, err := json.Marshal(ref)
+	if err != nil {
+		return XRView{}, err
+	}
+	var raw string
+	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.xrView("+string(arg)+")", false, &raw); err != nil {
+		return XRView{}, err
+	}
+	var v struct {
+		XRView
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return XRView{}, fmt.Errorf("decoding the view of %s: %w", ref, err)
+	}
+	if v.Error != "" {
+		return XRView{}, fmt.Errorf("%s: %w", v.Error, target.ErrNotFound)
+	}
+	return v.XRView, nil
 }
 
 // Project maps a world point to canvas CSS pixels with the camera last

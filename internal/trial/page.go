@@ -37,6 +37,8 @@ var (
 	_ contract.Inspector     = (*page)(nil)
 	_ contract.Canvas        = (*page)(nil)
 	_ contract.PixelDigester = (*page)(nil)
+	_ contract.XRViewer      = (*page)(nil)
+	_ contract.Semantics     = (*page)(nil)
 )
 
 // The session outlives the page: the trial restarts it for the next probe
@@ -451,4 +453,66 @@ const move = (o) => {
 move(d);
 for (const k of ['left', 'right']) { move(d.hands[k]); move(d.controllers[k]); }
 return {};`, nil)
+}
+
+// Tagged describes the objects whose semantic tag matches (contract.Semantics).
+func (p *page) Tagged(ctx context.Context, role, name string) ([]any, error) {
+	objs, err := p.s.Tagged(ctx, role, name)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		if out[i], err = toMap(o); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// XRState reads what the page sees of its headset (contract.XRViewer).
+func (p *page) XRState(ctx context.Context) (map[string]any, error) {
+	var m map[string]any
+	return m, p.xrRead(ctx, "state", &m)
+}
+
+// XREvents reads the log of the page's XR session events (contract.XRViewer).
+func (p *page) XREvents(ctx context.Context) ([]any, error) {
+	var l []any
+	return l, p.xrRead(ctx, "events", &l)
+}
+
+// XRView says where an object is in the XR user's view (contract.XRViewer).
+func (p *page) XRView(ctx context.Context, ref contract.ObjectRef) (map[string]any, error) {
+	if err := p.xrRead(ctx, "", nil); err != nil {
+		return nil, err
+	}
+	v, err := p.s.XRView(ctx, session.ObjectRef{Name: ref.Name, Role: ref.Role, Tag: ref.Tag})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return map[string]any{"in_view": v.InView, "coverage": v.Coverage}, nil
+}
+
+// xrRead calls the XR hook's reader (xr.HookGlobal) what and decodes its
+// JSON into out; what "" only checks that the page has a headset.
+func (p *page) xrRead(ctx context.Context, what string, out any) error {
+	call := "null"
+	if what != "" {
+		call = "h." + what + "()"
+	}
+	var raw *string
+	if err := p.s.Eval(ctx, 0, `(() => { const h = window.`+xr.HookGlobal+`; return h ? String(`+call+`) : null; })()`, &raw); err != nil {
+		return mapErr(err)
+	}
+	if raw == nil {
+		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(*raw), out); err != nil {
+		return fmt.Errorf("decoding the XR hook's %s: %w", what, err)
+	}
+	return nil
 }

@@ -62,6 +62,8 @@ func readLib(path string) ([]byte, error) {
 // window[DeviceGlobal] for the harness to drive. Both hands can take, besides
 // IWER's default, pinch and point poses, the gestures gestures.js derives
 // from the relaxed hand: open-palm, fist, thumbs-up and palm-up.
+// Its hook (window[HookGlobal]) records what the page sees of the headset
+// and the session events it is sent, for the contract's xr() and xrEvents().
 func Prelude(res *resolve.Resolver, o Options) (string, error) {
 	profile := o.Profile
 	if profile == "" {
@@ -96,5 +98,5 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		"    };\n" +
 		"  }\n" +
 		"  Object.defineProperty(window, " + strconv.Quote(DeviceGlobal) + ", { value: device, enumerable: false });\n" +
-		"})();\n", nil
+		"})();\n" + hookJS, nil
 }

@@ -37,6 +37,7 @@ func Conformance(t *testing.T, open Opener) {
 	t.Run("targets", func(t *testing.T) { testTargets(t, open) })
 	t.Run("keyboard", func(t *testing.T) { testKeyboard(t, open) })
 	t.Run("inspector", func(t *testing.T) { testInspector(t, open) })
+	t.Run("semantics", func(t *testing.T) { testSemantics(t, open) })
 	t.Run("canvas", func(t *testing.T) { testCanvas(t, open) })
 	t.Run("undrawn", func(t *testing.T) { testUndrawn(t, open) })
 }
@@ -226,6 +227,27 @@ func testKeyboard(t *testing.T, open Opener) {
 	}
 	err = kb.Type(ctx, "#missing", "x")
 	notFound(t, err, "typing into a missing element")
+}
+
+// testSemantics: objects are found by their semantic tag (the world's ball
+// is tagged {role: target, name: ball}); no match is an empty list.
+func testSemantics(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, sem := openWith[contract.Semantics](t, open, "the page offers no semantic tags")
+	require.NoError(t, p.Step(ctx, 2))
+	for _, q := range [][2]string{{"target", ""}, {"", "ball"}, {"target", "ball"}} {
+		found, err := sem.Tagged(ctx, q[0], q[1])
+		require.NoError(t, err)
+		require.Len(t, found, 1, "tagged %q", q)
+		o := found[0].(map[string]any)
+		require.Equal(t, "ball", o["name"])
+		require.Equal(t, map[string]any{"role": "target", "name": "ball"}, o["semantic"])
+	}
+	for _, q := range [][2]string{{"nothing", ""}, {"target", "hidden"}} {
+		found, err := sem.Tagged(ctx, q[0], q[1])
+		require.NoError(t, err)
+		require.Empty(t, found, "tagged %q", q)
+	}
 }
 
 func testInspector(t *testing.T, open Opener) {
