@@ -66,10 +66,11 @@ probes:
 func TestXRAssertions(t *testing.T) {
 	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "xr-world.html"))
 	require.NoError(t, err)
-	// The pinch closes after the settle frame of the hand move (frame 3):
-	// IWER fires select and selectstart in frame 4, and selectend in frame
-	// 5 after it opens.
-	contractText := fmt.Sprintf(xrWorldContract, 4, 4, 5)
+	// After the settle frame of the hand move (frame 3) the fingers close
+	// in frame 4 and the pinch is reported in frame 5: IWER fires select
+	// and selectstart there; opening ends it in frame 6 (selectend), the
+	// fingers parting a frame later.
+	contractText := fmt.Sprintf(xrWorldContract, 5, 5, 6)
 	run := func(xrLine string) (*result.Trial, error) {
 		dir := filepath.Join(t.TempDir(), "xr", "world")
 		tk, c := writeTask(t, dir, map[string]string{
