@@ -26,7 +26,8 @@ type Recorder struct {
 	// next recorded frame is then the next multiple of the new value.
 	Every int
 	// Frame receives each recorded frame. An error stops the step that
-	// recorded it and is returned from Step.
+	// recorded it and is returned from Step, as the page's: a recorder
+	// that must not change verdicts keeps its own errors.
 	Frame func(ctx context.Context, f RecordedFrame) error
 }
 
@@ -40,6 +41,9 @@ type RecordedFrame struct {
 	// PNG is the canvas as the compositor showed it (the viewport when
 	// the page has no canvas).
 	PNG []byte
+	// Err is set, and PNG nil, when the capture failed for a reason that
+	// is not the page's (a crashed or hung page fails the Step instead).
+	Err error
 }
 
 // videoState is a session's recorder and its count of stepped frames.
@@ -84,10 +88,13 @@ func (s *Session) stepRecorded(ctx context.Context, n int, draw bool) (StepResul
 			continue
 		}
 		png, err := s.captureFrame(ctx)
-		if err != nil {
+		if err != nil && (errors.Is(err, ErrCrashed) || errors.Is(err, ErrUnresponsive) || ctx.Err() != nil) {
 			return out, fmt.Errorf("recording frame %d: %w", s.Frame(), err)
 		}
-		if err := v.rec.Frame(ctx, RecordedFrame{N: v.stepped, Frame: s.Frame(), PNG: png}); err != nil {
+		if err != nil {
+			err = fmt.Errorf("recording frame %d: %w", s.Frame(), err)
+		}
+		if err := v.rec.Frame(ctx, RecordedFrame{N: v.stepped, Frame: s.Frame(), PNG: png, Err: err}); err != nil {
 			return out, err
 		}
 	}
