@@ -88,12 +88,12 @@ type Trial struct {
 	// StateHash digests every state (and, when fingerprinting, scene and
 	// pixels) the contract read, in order: the same page, seed and contract
 	// give the same hash.
-	StateHash  string    `json:"state_hash,omitempty"`
-	Screenshot string    `json:"screenshot,omitempty"`
-	Artifacts  []string  `json:"artifacts,omitempty"`
+	StateHash  string   `json:"state_hash,omitempty"`
+	Screenshot string   `json:"screenshot,omitempty"`
+	Artifacts  []string `json:"artifacts,omitempty"`
 	// Videos are the recordings of the probes' pages, one per probe, in
 	// the order run (XR trials, or every trial with run --video).
-	Videos []Video `json:"videos,omitempty"`
+	Videos     []Video   `json:"videos,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
 	// Retries is how many times the trial was judged again because a
