@@ -48,11 +48,11 @@ type trialView struct {
 	Screenshot, Trace string
 	// Videos are the probes' recordings (a clip, a contact sheet, or why
 	// there is none).
-	Videos []videoView
-	TraceErr          string
-	TraceRows         []traceRow
-	TraceMore         int
-	Reference         *linkView
+	Videos    []videoView
+	TraceErr  string
+	TraceRows []traceRow
+	TraceMore int
+	Reference *linkView
 	// Neighbours are the trials of the same task, this one included
 	// (without a link).
 	Neighbours []chip
