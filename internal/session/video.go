@@ -101,25 +101,31 @@ func (s *Session) stepRecorded(ctx context.Context, n int, draw bool) (StepResul
 	return out, nil
 }
 
+// RecordWidth is the widest frame a Recorder captures, in pixels: a wider
+// canvas is captured scaled down by the compositor (a 1280×800 canvas at
+// 640×400), which costs about a third of a full-size capture.
+const RecordWidth = 640
+
 // captureFrame waits until the frame just drawn is composited and
-// screenshots the page's canvas (the viewport when it has none), PNG
-// encoded for speed rather than size.
+// screenshots the page's canvas (the viewport when it has none), at most
+// RecordWidth pixels wide, PNG encoded for speed rather than size.
 func (s *Session) captureFrame(ctx context.Context) ([]byte, error) {
 	if err := s.Present(ctx); err != nil {
 		return nil, err
 	}
-	speed := true
-	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: &speed}
+	clip := page.Viewport{Width: float64(s.cfg.Width), Height: float64(s.cfg.Height)}
 	r, err := s.Canvas(ctx)
 	switch {
 	case err == nil && r.Width >= 1 && r.Height >= 1:
-		params.Clip = &page.Viewport{X: r.Left, Y: r.Top, Width: r.Width, Height: r.Height, Scale: 1}
+		clip = page.Viewport{X: r.Left, Y: r.Top, Width: r.Width, Height: r.Height}
 	case err != nil && !errors.Is(err, target.ErrNotFound):
 		return nil, err
 	}
+	clip.Scale = min(1, RecordWidth/clip.Width)
+	speed := true
 	cctx, cancel := s.callCtx(ctx, s.cfg.GPUTimeout)
 	defer cancel()
-	res, err := chromedp.Call(cctx, page.CaptureScreenshot, params)
+	res, err := chromedp.Call(cctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: &speed, Clip: &clip})
 	if err != nil {
 		if cerr := s.classify(ctx, cctx, err); cerr != nil {
 			return nil, cerr

@@ -108,9 +108,9 @@ func TestXRTrialVideo(t *testing.T) {
 	// reload (one clip for the probe); head_and_hand 2 + 6 + a settle
 	// frame after each of the hand's two inputs.
 	want := []result.Video{
-		{Probe: "presents", File: "video-presents.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 1280, Height: 800},
-		{Probe: "presents_30fps", File: "video-presents_30fps.webm", Kind: video.KindWebM, Frames: 7, Every: 1, FPS: 30, DurationS: 7.0 / 30, Width: 1280, Height: 800},
-		{Probe: "head_and_hand", File: "video-head_and_hand.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 1280, Height: 800},
+		{Probe: "presents", File: "video-presents.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 640, Height: 400},
+		{Probe: "presents_30fps", File: "video-presents_30fps.webm", Kind: video.KindWebM, Frames: 7, Every: 1, FPS: 30, DurationS: 7.0 / 30, Width: 640, Height: 400},
+		{Probe: "head_and_hand", File: "video-head_and_hand.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 640, Height: 400},
 	}
 	require.Equal(t, want, rec.Videos)
 	trialDir := filepath.Dir(rec.Screenshot)
@@ -121,7 +121,7 @@ func TestXRTrialVideo(t *testing.T) {
 		p, err := video.Probe(ctx, path)
 		require.NoError(t, err)
 		// WebM keeps times in milliseconds.
-		require.Equal(t, video.Probed{Codec: "vp9", Width: 1280, Height: 800, Frames: v.Frames, Duration: math.Round(v.DurationS*1000) / 1000}, p, v.Probe)
+		require.Equal(t, video.Probed{Codec: "vp9", Width: 640, Height: 400, Frames: v.Frames, Duration: math.Round(v.DurationS*1000) / 1000}, p, v.Probe)
 		for i, f := range map[int]session.RecordedFrame{0: fl.first[v.Probe], v.Frames - 1: fl.last[v.Probe]} {
 			got, err := video.FrameAt(ctx, path, i)
 			require.NoError(t, err)
