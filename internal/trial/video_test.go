@@ -3,6 +3,7 @@ package trial
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"math"
@@ -130,6 +131,9 @@ func TestXRTrialVideo(t *testing.T) {
 			require.Less(t, d, videoTolerance, "%s: frame %d of the clip is the captured one", v.Probe, i)
 		}
 	}
+	// Chromium plays the clip: a page beside it reads its metadata.
+	playable(t, trialDir, want[2].File, want[2].DurationS)
+
 	// The comparison can fail: turning the head moves the view.
 	d, err := video.MeanAbsDiff(decodePNG(t, fl.first["head_and_hand"].PNG), decodePNG(t, fl.last["head_and_hand"].PNG))
 	require.NoError(t, err)
@@ -185,4 +189,46 @@ requestAnimationFrame(function f() { n++; gl.clearColor(10 * n / 255, 0, 0, 1); 
 		r, g, b, _ := sheet.At(x, y).RGBA()
 		require.Equal(t, [3]uint32{uint32(10 * n), 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8}, "tile %d shows frame %d", k, n)
 	}
+}
+
+// playable loads a page in the folder dir that plays file in a <video>
+// and waits (stepping frames, at most 300) until Chromium has decoded
+// enough of it to play (readyState 4); it then checks its duration (WebM
+// keeps milliseconds) and size.
+func playable(t *testing.T, dir, file string, duration float64) {
+	t.Helper()
+	page := filepath.Join(dir, "play.html")
+	require.NoError(t, os.WriteFile(page, []byte(`<!doctype html><canvas id=c width=8 height=8></canvas><script>
+const st = {duration: 0, w: 0, h: 0, ready: 0, err: 0};
+window.__3D_STATE__ = st;
+const v = document.createElement('video');
+v.muted = true;
+v.onloadedmetadata = () => { st.duration = v.duration; st.w = v.videoWidth; st.h = v.videoHeight; };
+v.oncanplaythrough = () => { st.ready = v.readyState; };
+v.onerror = () => { st.err = v.error.code; };
+v.src = '`+file+`';
+document.body.appendChild(v);
+requestAnimationFrame(function f() { requestAnimationFrame(f); });
+</script>`), 0o644))
+	defer os.Remove(page)
+	ctx := context.Background()
+	s, err := session.Open(ctx, shared.Browser, shared.Resolver, page, session.Config{Seed: 1, FPS: 60, SkipDraw: true})
+	require.NoError(t, err)
+	defer s.Close()
+	var st struct {
+		Duration   float64
+		W, H       int
+		Ready, Err int
+	}
+	for i := 0; i < 30 && st.Ready == 0 && st.Err == 0; i++ {
+		_, err := s.Step(ctx, 10, false)
+		require.NoError(t, err)
+		state, err := s.ReadState(ctx)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(state.JSON, &st))
+	}
+	require.Equal(t, 0, st.Err, "MediaError code")
+	require.Equal(t, 4, st.Ready, "HAVE_ENOUGH_DATA")
+	require.Equal(t, math.Round(duration*1000)/1000, st.Duration)
+	require.Equal(t, [2]int{640, 400}, [2]int{st.W, st.H})
 }
