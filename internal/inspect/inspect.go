@@ -223,9 +223,9 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 		return rep, nil
 	}
 
-	// Step all frames but the last with drawing skipped, then draw the last.
 	t1 := time.Now()
 	var stepped session.StepResult
+	// With a video, record every (n-th) frame, drawn; written at the end.
 	if o.VideoDir != "" && o.Frames > 0 {
 		clip, failed, verr := in.startVideo(s) // video.go
 		if verr != nil {
@@ -238,6 +238,7 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 			}
 		}()
 	}
+	// Step all frames but the last with drawing skipped, then draw the last.
 	if o.Frames > 0 {
 		stepped, err = s.Step(ctx, o.Frames, true)
 	}
