@@ -4,19 +4,28 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium ffmpeg browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
-## setup: install what is missing (Debian chromium, the browser's system user when run as
-## root, vendored npm packages) and build
-setup: chromium browser-user web build
+## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, the
+## browser's system user when run as root, vendored npm packages) and build
+setup: chromium ffmpeg browser-user web build
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
 		echo "installing Debian chromium (apt-get)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# ffmpeg (and its ffprobe) encode each XR trial's video (docs/xr.md); without it a trial
+# gets a contact sheet instead.
+ffmpeg:
+	@if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then \
+		echo "installing Debian ffmpeg (apt-get)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq ffmpeg >/dev/null; \
 	fi
 
 # As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this

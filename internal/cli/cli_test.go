@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/video"
 )
 
 func pagesDir() string { return filepath.Join("..", "inspect", "testdata", "pages") }
@@ -211,6 +214,24 @@ func TestInspectXR(t *testing.T) {
 	require.True(t, r.State.Presenting)
 	require.Equal(t, 10, r.State.Frames, "an XR frame for every stepped frame")
 	require.InDelta(t, 1.6, r.State.Head[1], 1e-6)
+
+	// --video records the 10 frames into a WebM and changes no state.
+	var hashes [2]struct {
+		StateHash string `json:"state_hash"`
+		Video     *inspect.Video
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &hashes[0]))
+	require.Nil(t, hashes[0].Video)
+	clips := t.TempDir()
+	code, out, errOut = execute(t, "inspect", "--json", "--frames", "10", "--xr", "metaQuest3", "--video", clips, page)
+	require.Equal(t, ExitOK, code, "stderr: %s", errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &hashes[1]))
+	require.Equal(t, hashes[0].StateHash, hashes[1].StateHash)
+	file := filepath.Join(clips, "three-vr.webm")
+	require.Equal(t, &inspect.Video{File: file, Info: video.Info{Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, Duration: 10.0 / 60, Width: 640, Height: 400}}, hashes[1].Video)
+	probed, err := video.Probe(context.Background(), file)
+	require.NoError(t, err)
+	require.Equal(t, video.Probed{Codec: "vp9", Width: 640, Height: 400, Frames: 10, Duration: 0.167}, probed)
 
 	code, out, errOut = execute(t, "inspect", "--json", "--frames", "10", page)
 	require.NotEqual(t, ExitUsage, code, "stderr: %s", errOut)

@@ -29,6 +29,9 @@ type InspectOptions struct {
 	JSON       bool
 	NoSkip     bool
 	XR         string
+	// Video is the folder that receives each page's recording.
+	Video      string
+	VideoEvery int
 	Pages      []string
 }
 
@@ -62,6 +65,11 @@ metaQuest2, metaQuestPro or oculusQuest1) installed before its scripts: the page
 WebXR path runs with no headset and no click, its XR frames on the virtual clock
 (docs/xr.md).
 
+--video DIR records every stepped frame (every n-th with --video-every) of each page's
+canvas, drawn as the last frame is, into DIR/<name>.webm (VP9, Debian's ffmpeg; a
+contact-sheet <name>.png without it); the JSON report names it under "video". Recording
+changes no state or outcome, only the time taken.
+
 Interrupted (Ctrl-C), inspect still prints the pages that finished (with --json, an
 array of their reports) and names the pages it did not inspect.
 
@@ -69,7 +77,8 @@ array of their reports) and names the pages it did not inspect.
 		Example: `  worldprobe inspect world.html
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
   worldprobe inspect --screenshot shots/ examples/*/index.html
-  worldprobe inspect --xr metaQuest3 --json vr-app.html`,
+  worldprobe inspect --xr metaQuest3 --json vr-app.html
+  worldprobe inspect --xr metaQuest3 --frames 120 --video clips/ vr-app.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("inspect needs at least one PAGE")
@@ -92,6 +101,8 @@ array of their reports) and names the pages it did not inspect.
 	f.StringVar(&o.Screenshot, "screenshot", "", "write a PNG of each page's canvas into this folder")
 	f.BoolVar(&o.JSON, "json", false, "print one JSON document (an array for several pages)")
 	f.BoolVar(&o.NoSkip, "no-skip-draw", false, "draw every frame (for pages whose simulation needs the GPU)")
+	f.StringVar(&o.Video, "video", "", "record each page's stepped frames into this folder: <name>.webm (a contact-sheet <name>.png without ffmpeg), named as --screenshot names its PNG")
+	f.IntVar(&o.VideoEvery, "video-every", 1, "with --video, record every n-th stepped frame")
 	f.StringVar(&o.XR, "xr", "", "emulate this XR headset for each page (metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)")
 	return cmd
 }
@@ -105,6 +116,9 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	}
 	if o.Timeout <= 0 {
 		return usageErr("--timeout must be positive")
+	}
+	if o.VideoEvery < 1 {
+		return usageErr("--video-every must be at least 1")
 	}
 	if o.XR != "" && !slices.Contains(xr.Profiles, o.XR) {
 		return usageErr("--xr %q: no such headset (one of %s)", o.XR, strings.Join(xr.Profiles, ", "))
@@ -129,6 +143,7 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	in := &inspect.Inspector{Browser: b, Resolver: res, Options: inspect.Options{
 		Frames: o.Frames, FPS: o.FPS, Seed: o.Seed, Timeout: o.Timeout, GPUTime: o.GPUTime,
 		SkipDraw: !o.NoSkip, Width: w, Height: h, ScreenshotDir: o.Screenshot, Preludes: preludes,
+		VideoDir: o.Video, VideoEvery: o.VideoEvery,
 	}}
 	reports, err := inspectAll(ctx, in.Inspect, o.Pages, b.Jobs(), func(i int, r *inspect.Report) {
 		if len(o.Pages) > 1 {

@@ -38,6 +38,10 @@ type RunOptions struct {
 	UpdateChanged bool
 	// AllowMissing runs a model whose folder lacks most pages.
 	AllowMissing bool
+	// Video records every trial's probes, NoVideo none; by default only
+	// XR trials record. VideoEvery records every n-th stepped frame.
+	Video, NoVideo bool
+	VideoEvery     int
 	// resume is the command line that resumes this run (the one given,
 	// without --rerun and --update-changed).
 	resume string
@@ -61,10 +65,12 @@ pages: give it the first-shot folder's MODEL, and the leaderboard has a row for 
 ("gpt", "gpt (error-only)"), contract-feedback rows in a leaderboard of their own.
 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
-trials/<trial>/result.json with a screenshot and trace.jsonl, results.db (SQLite),
+trials/<trial>/result.json with a screenshot and trace.jsonl (and, for an XR task or
+with --video, video-<probe>.webm of each probe's page, or a contact-sheet PNG without
+ffmpeg), results.db (SQLite),
 report.html (the leaderboard with plots and a models × tasks grid linking to each trial's
 page, trials/<trial>/index.html: its failed assertions against the reference, state-over-time
-plots, screenshot and trace; docs/report.md), and beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
+plots, videos, screenshot and trace; docs/report.md), and beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
 interval, A/S/T-Cov, breakdowns, Core vs. Robust, attribution shares, and RoA and
 TEM when the candidates folders hold gen.json records of cost and time; see
 docs/metrics.md).
@@ -122,6 +128,9 @@ says how many trials were retried and why.
 	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: infra (not scored: the machine was overloaded), crash (every crash, timeouts included), timeout, fail, pass, all")
 	f.BoolVar(&o.UpdateChanged, "update-changed", false, "resume a run folder whose task folders or candidate pages changed: judge their trials again, keep every other finished trial")
 	f.BoolVar(&o.AllowMissing, "allow-missing", false, "run a --candidates folder that has no page for half the tasks or more (each missing page is a no_candidate crash, scored 0)")
+	f.BoolVar(&o.Video, "video", false, "record every trial's probes, not only XR tasks' (each probe's page a WebM in its trial folder, played on its page of report.html; docs/xr.md)")
+	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")
+	f.IntVar(&o.VideoEvery, "video-every", 1, "record every n-th stepped frame (a clip keeps at most 600 frames: past that it keeps every other one)")
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	return cmd
 }
@@ -129,6 +138,10 @@ says how many trials were retried and why.
 func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if o.Repeat < 1 {
 		return usageErr("--repeat must be at least 1")
+	}
+	video, err := videoOf(o.Video, o.NoVideo, o.VideoEvery)
+	if err != nil {
+		return err
 	}
 	for _, c := range o.Rerun {
 		if !slices.Contains(result.RerunClasses, strings.TrimSpace(c)) {
@@ -242,7 +255,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return err
 		}
 		defer b.Close()
-		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video}
 		jobs, chromium = b.Jobs(), b.Version()
 		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
 	}
@@ -439,4 +452,22 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// videoOf is the runner's Video for --video, --no-video and --video-every.
+func videoOf(all, none bool, every int) (trial.Video, error) {
+	if all && none {
+		return trial.Video{}, usageErr("--video and --no-video contradict each other")
+	}
+	if every < 1 {
+		return trial.Video{}, usageErr("--video-every must be at least 1")
+	}
+	v := trial.Video{Mode: trial.VideoXR, Every: every}
+	switch {
+	case all:
+		v.Mode = trial.VideoAll
+	case none:
+		v.Mode = trial.VideoOff
+	}
+	return v, nil
 }

@@ -255,7 +255,7 @@ func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
 // openPage opens a page. On a page failure it records it and returns no
 // page and no error; the error is an infrastructure error.
 func (r *runner) openPage(probe string, fps float64) (Page, error) {
-	page, err := r.open(r.ctx, fps)
+	page, err := r.open(withProbe(r.ctx, probe), fps)
 	if err != nil {
 		return nil, r.classify(err, probe, "open", 0)
 	}

@@ -55,6 +55,10 @@ type Options struct {
 	// Preludes are injected before each page's scripts (session.Config):
 	// an emulated XR headset (internal/xr).
 	Preludes []string
+	// VideoDir, when set, receives a recording of each page's stepped
+	// frames, <name>.webm (video.go); VideoEvery records every n-th.
+	VideoDir   string
+	VideoEvery int
 }
 
 // Defaults returns the documented defaults.
@@ -108,6 +112,7 @@ type Report struct {
 	Scene        *session.Scene       `json:"scene"`
 	Canvas       *Canvas              `json:"canvas"`
 	Screenshot   string               `json:"screenshot,omitempty"`
+	Video        *Video               `json:"video,omitempty"`
 	WebGL        *session.GLStatus    `json:"webgl,omitempty"`
 	Loop         *Loop                `json:"loop,omitempty"`
 	Timing       Timing               `json:"timing"`
@@ -218,9 +223,22 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 		return rep, nil
 	}
 
-	// Step all frames but the last with drawing skipped, then draw the last.
 	t1 := time.Now()
 	var stepped session.StepResult
+	// With a video, record every (n-th) frame, drawn; written at the end.
+	if o.VideoDir != "" && o.Frames > 0 {
+		clip, failed, verr := in.startVideo(s) // video.go
+		if verr != nil {
+			return nil, verr
+		}
+		defer clip.Close()
+		defer func() {
+			if rep.Frames > 0 && ctx.Err() == nil {
+				rep.Video = in.writeVideo(ctx, s, clip, *failed, rep.Page)
+			}
+		}()
+	}
+	// Step all frames but the last with drawing skipped, then draw the last.
 	if o.Frames > 0 {
 		stepped, err = s.Step(ctx, o.Frames, true)
 	}

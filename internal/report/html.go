@@ -35,9 +35,9 @@ var tmpl = template.Must(template.Must(template.New("report").Funcs(template.Fun
 
 // headView is what both kinds of page put in their <head>: the title,
 // the style sheet and a Content-Security-Policy that allows the page's
-// own inline style and script (by hash) and images from the run folder,
-// and nothing else — a string that escaped escaping still could not run
-// or fetch anything.
+// own inline style and script (by hash), images and videos from the run
+// folder, and nothing else — a string that escaped escaping still could
+// not run or fetch anything.
 type headView struct {
 	Title  string
 	CSS    template.CSS
@@ -51,7 +51,7 @@ func cspFor(script string) string {
 		sum := sha256.Sum256([]byte(script))
 		src = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	}
-	return "default-src 'none'; img-src 'self' file:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
+	return "default-src 'none'; img-src 'self' file:; media-src 'self' file:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
 }
 
 // Page is what the HTML report shows.

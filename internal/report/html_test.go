@@ -123,8 +123,23 @@ func fixtureRun(t *testing.T, dir string) ([]*result.Trial, map[string]string) {
 			tr.Screenshot = filepath.Join(full, "screenshot.png")
 		}
 	}
+	// The flawed page's probe was recorded: a WebM (a stand-in file: the
+	// page only links it), a contact sheet, and a probe whose clip
+	// could not be written.
+	flawed.Videos = []result.Video{
+		{Probe: "falls", File: "video-falls.webm", Kind: "webm", Frames: 40, Every: 1, FPS: 60, DurationS: 40.0 / 60, Width: 2, Height: 2},
+		{Probe: "rests", File: "video-rests.png", Kind: "contact-sheet", Frames: 300, Every: 2, FPS: 30, DurationS: 10, Width: 2, Height: 2,
+			Sampled: []int{2, 600}, Error: "recording frame 601: " + evilScript},
+		{Probe: "gone", File: "video-gone.webm", Kind: "webm", Frames: 3, Every: 1, FPS: 60, DurationS: 0.05},
+		{Probe: "empty", Frames: 0, Error: "encoding a clip: no frames were recorded"},
+	}
 	write(oracle, ballTrace([]float64{5, 4.5, 3.0, 0.6}, nil), "", true)
 	write(flawed, ballTrace([]float64{5, 5.3, 4.1, 1.9}, hostile), "", true)
+	for _, f := range []string{"video-falls.webm", "video-rests.png"} {
+		var png bytes.Buffer
+		require.NoError(t, pngEncode(&png))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(dirs[flawed.Key]), f), png.Bytes(), 0o644))
+	}
 	write(drift, []map[string]any{{"probe": "interface", "kind": "state", "frame": 5, "state": map[string]any{"ball": map[string]any{"position": map[string]any{"x": 0.0}}}}}, "", false)
 	write(crash, nil, "", true)
 	write(timeout, nil, "", false)
@@ -254,9 +269,10 @@ func TestHTMLEscapesCandidateStrings(t *testing.T) {
 		require.NotContains(t, html, "onerror=alert(1)>", p)
 		escaped += strings.Count(html, "&lt;script&gt;alert(1)&lt;/script&gt;")
 	}
-	// The flawed page: its message, and a key and a value of its state in
-	// every one of its 8 trace rows; the crash: its message.
-	require.Equal(t, 1+2*8+1, escaped)
+	// The flawed page: its message, a video's recording error, and a key
+	// and a value of its state in every one of its 8 trace rows; the
+	// crash: its message.
+	require.Equal(t, 1+1+2*8+1, escaped)
 	b, err := os.ReadFile(filepath.Join(dir, "trials", "simulation_ball__fixtures__energy-gain__s0", "index.html"))
 	require.NoError(t, err)
 	require.Contains(t, string(b), "want &lt;= 5.01 &lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(1)&gt;")

@@ -46,13 +46,24 @@ type trialView struct {
 	PlotsLeft int
 	// Screenshot and Trace are the files' names when the folder has them.
 	Screenshot, Trace string
-	TraceErr          string
-	TraceRows         []traceRow
-	TraceMore         int
-	Reference         *linkView
+	// Videos are the probes' recordings (a clip, a contact sheet, or why
+	// there is none).
+	Videos    []videoView
+	TraceErr  string
+	TraceRows []traceRow
+	TraceMore int
+	Reference *linkView
 	// Neighbours are the trials of the same task, this one included
 	// (without a link).
 	Neighbours []chip
+}
+
+// videoView is one probe's recording: File is set when the folder has
+// it, Play when it is a video rather than a contact sheet.
+type videoView struct {
+	result.Video
+	Play    bool
+	Missing bool
 }
 
 type crashView struct {
@@ -120,6 +131,13 @@ func newTrialView(t *result.Trial, c trialContext) trialView {
 	}
 	if exists(filepath.Join(c.dir, screenshotFile)) {
 		v.Screenshot = screenshotFile
+	}
+	for _, rv := range t.Videos {
+		vv := videoView{Video: rv, Play: rv.Kind != "contact-sheet"}
+		if rv.File != "" && (!filepath.IsLocal(rv.File) || !exists(filepath.Join(c.dir, rv.File))) {
+			vv.File, vv.Missing = "", true
+		}
+		v.Videos = append(v.Videos, vv)
 	}
 	var trace []traceLine
 	if exists(filepath.Join(c.dir, traceFile)) {

@@ -88,9 +88,12 @@ type Trial struct {
 	// StateHash digests every state (and, when fingerprinting, scene and
 	// pixels) the contract read, in order: the same page, seed and contract
 	// give the same hash.
-	StateHash  string    `json:"state_hash,omitempty"`
-	Screenshot string    `json:"screenshot,omitempty"`
-	Artifacts  []string  `json:"artifacts,omitempty"`
+	StateHash  string   `json:"state_hash,omitempty"`
+	Screenshot string   `json:"screenshot,omitempty"`
+	Artifacts  []string `json:"artifacts,omitempty"`
+	// Videos are the recordings of the probes' pages, one per probe, in
+	// the order run (XR trials, or every trial with run --video).
+	Videos     []Video   `json:"videos,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
 	// Retries is how many times the trial was judged again because a
@@ -98,6 +101,32 @@ type Trial struct {
 	// RetryReasons says why, one line per retry.
 	Retries      int      `json:"retries,omitempty"`
 	RetryReasons []string `json:"retry_reasons,omitempty"`
+}
+
+// Video is one probe's page recorded at the virtual frame rate: a WebM
+// (kind "webm"), or without ffmpeg a contact sheet PNG of sampled frames
+// (kind "contact-sheet").
+type Video struct {
+	Probe string `json:"probe"`
+	// File is the clip's name in the trial folder ("" when nothing could
+	// be written: see Error).
+	File string `json:"file,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Frames is how many frames the clip holds, each standing for Every
+	// stepped frames; FPS is its rate (the page's over Every) and
+	// DurationS the virtual time it covers, Frames / FPS.
+	Frames    int     `json:"frames"`
+	Every     int     `json:"every,omitempty"`
+	FPS       float64 `json:"fps,omitempty"`
+	DurationS float64 `json:"duration_s,omitempty"`
+	Width     int     `json:"width,omitempty"`
+	Height    int     `json:"height,omitempty"`
+	// Sampled lists the frames a contact sheet shows (counted from the
+	// probe's first stepped frame, 1).
+	Sampled []int `json:"sampled,omitempty"`
+	// Error says why the recording stopped early or was not written; it
+	// never changes the verdict.
+	Error string `json:"error,omitempty"`
 }
 
 // Scored reports whether the trial counts in scores: every trial but an

@@ -147,6 +147,8 @@ type Session struct {
 	pace time.Duration
 	// waits counts the network waits Step made (for tests).
 	waits int
+	// video is the frame recorder and its count (SetRecorder).
+	video videoState
 	// loadErr is how the page failed while Open loaded it.
 	loadErr error
 	// timing is where the last load's wall time went.

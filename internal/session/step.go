@@ -71,6 +71,9 @@ func (s *Session) settled() bool {
 // drawing may wait on the GPU. On ErrUnresponsive or ErrCrashed the result
 // holds the frames completed.
 func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error) {
+	if s.video.rec != nil && !s.video.active {
+		return s.stepRecorded(ctx, n, draw) // video.go
+	}
 	var out StepResult
 	k := s.chunk()
 	for done := 0; done < n; {

@@ -48,6 +48,9 @@ type Runner struct {
 	// Load reports the machine's load: the 1-minute load average per core.
 	// nil reads /proc/loadavg.
 	Load func() float64
+	// Video says which trials record a video of each probe's page
+	// (video.go); the zero value records none.
+	Video Video
 	// Healthy reports whether the harness can run a page promptly right
 	// now, within the given time; nil probes the browser with a blank page
 	// (see Run). It is asked only when a page's last attempt missed its
@@ -326,6 +329,13 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 			return &page{s: s, fps: fps}, nil
 		}
 	}
+	var rec *recorder
+	if rep.Outcome == inspect.OutcomeOK {
+		open, rec = j.recording(t, logger, open) // video.go
+	}
+	if rec != nil {
+		defer rec.close()
+	}
 	env := &Env{Task: t, Params: in.Params, Open: open, Artifacts: art}
 	var verdicts []*Verdict
 	for _, jd := range in.judges() {
@@ -352,6 +362,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		}
 	}
 	score(tr, verdicts)
+	if rec != nil {
+		if tr.Videos, err = rec.write(ctx, art); err != nil {
+			return nil, err
+		}
+	}
 	tr.Artifacts = art.Names()
 	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return tr, nil
