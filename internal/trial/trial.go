@@ -338,6 +338,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
 		}
 		env.InterfaceRead = &contract.InterfaceRead{Frame: rep.Early.Frame, FPS: rep.Early.FPS, State: st}
+		logger.Debug("the load check read the interface probe's state", "trial", in.Key, "frame", rep.Early.Frame)
 	}
 	var verdicts []*Verdict
 	for _, jd := range in.judges() {
