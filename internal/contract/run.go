@@ -68,6 +68,10 @@ type Options struct {
 	// InterfaceFrames is how many frames the interface probe steps before
 	// reading the state; 0 means DefaultInterfaceFrames.
 	InterfaceFrames int
+	// InterfaceRead, when it was read after InterfaceFrames frames at FPS,
+	// is the state the interface probe checks, instead of loading a page
+	// of its own and reading it there.
+	InterfaceRead *InterfaceRead
 	// Record keeps every state the run reads (snapshots, trace samples,
 	// the state an assertion saw) as Result.Observations.
 	Record bool
@@ -109,6 +113,17 @@ type Observation struct {
 // DefaultInterfaceFrames is how many frames the interface probe steps
 // after load before it reads the state.
 const DefaultInterfaceFrames = 5
+
+// InterfaceRead is the state of a fresh page of the candidate after Frame
+// frames at FPS, read by someone else on the way without changing the page
+// (a trial's load check reads it so: session.ReadStateUntouched). It is
+// what the interface probe would have read in a page of its own.
+type InterfaceRead struct {
+	Frame int
+	FPS   float64
+	// State is the decoded __3D_STATE__, nil when the page has none.
+	State any
+}
 
 // Result is the outcome of running a contract against a page.
 type Result struct {
@@ -279,29 +294,35 @@ func (r *runner) runInterface() error {
 			r.verdicts = append(r.verdicts, verdict(f, StatusError, r.notRun()))
 		}
 	}
-	page, err := r.openPage(InterfaceProbe, r.opts.FPS)
-	if err != nil || r.failure != nil {
-		if r.failure != nil {
-			notRun()
-		}
-		return err
-	}
-	defer closePage(page)
-	step := fmt.Sprintf("step %d", r.opts.InterfaceFrames)
-	err = stepPage(r.ctx, page, r.opts.InterfaceFrames, false)
 	var state any
-	if err == nil {
-		step = "state"
-		state, err = page.State(r.ctx)
-	}
-	if err != nil {
-		if ierr := r.classify(err, InterfaceProbe, step, 0); ierr != nil {
-			return ierr
+	var frame int
+	if rd := r.opts.InterfaceRead; rd != nil && rd.Frame == r.opts.InterfaceFrames && rd.FPS == r.opts.FPS {
+		state, frame = rd.State, rd.Frame
+	} else {
+		page, err := r.openPage(InterfaceProbe, r.opts.FPS)
+		if err != nil || r.failure != nil {
+			if r.failure != nil {
+				notRun()
+			}
+			return err
 		}
-		notRun()
-		return nil
+		defer closePage(page)
+		step := fmt.Sprintf("step %d", r.opts.InterfaceFrames)
+		err = stepPage(r.ctx, page, r.opts.InterfaceFrames, false)
+		if err == nil {
+			step = "state"
+			state, err = page.State(r.ctx)
+		}
+		if err != nil {
+			if ierr := r.classify(err, InterfaceProbe, step, 0); ierr != nil {
+				return ierr
+			}
+			notRun()
+			return nil
+		}
+		frame = page.Frame()
 	}
-	r.observe(Observation{Probe: InterfaceProbe, Kind: "state", Frame: page.Frame(), State: state})
+	r.observe(Observation{Probe: InterfaceProbe, Kind: "state", Frame: frame, State: state})
 	for _, f := range r.opts.Interface {
 		if state == nil {
 			r.scored(verdict(f, StatusFail, "the page exposes no window.__3D_STATE__"))

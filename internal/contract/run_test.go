@@ -174,6 +174,50 @@ probes:
 	require.Len(t, o.pages, 2, "a fresh page per probe")
 }
 
+// TestInterfaceReadServesTheInterfaceProbe: a state read elsewhere after
+// the interface probe's frames at its frame rate is checked without a page
+// of the probe's own, and recorded as the probe would have recorded it; one
+// read after other frames, or at another frame rate, is not used.
+func TestInterfaceReadServesTheInterfaceProbe(t *testing.T) {
+	src := `
+version: 1
+probes:
+  - name: a
+    level: state
+    steps:
+      - assert: "true"
+`
+	fields := []Field{{Path: "n", Type: "integer"}, {Path: "m", Type: "string"}}
+	pageState := func(p *fakePage) any { return map[string]any{"n": float64(p.frame), "m": 1.0} }
+	read := map[string]any{"n": 5.0, "m": "x"}
+	for _, c := range []struct {
+		name  string
+		read  *InterfaceRead
+		pages int
+		want  []string
+		frame int
+	}{
+		{"used", &InterfaceRead{Frame: 5, FPS: 60, State: read}, 1,
+			[]string{"n: integer | pass | ", "m: string | pass | ", "true | pass | "}, 5},
+		{"a page with no state", &InterfaceRead{Frame: 5, FPS: 60}, 1,
+			[]string{"n: integer | fail | the page exposes no window.__3D_STATE__", "m: string | fail | the page exposes no window.__3D_STATE__", "true | pass | "}, 5},
+		{"other frames", &InterfaceRead{Frame: 30, FPS: 60, State: read}, 2,
+			[]string{"n: integer | pass | ", `m: string | fail | m = 1, want string (a string)`, "true | pass | "}, 5},
+		{"another frame rate", &InterfaceRead{Frame: 5, FPS: 30, State: read}, 2,
+			[]string{"n: integer | pass | ", `m: string | fail | m = 1, want string (a string)`, "true | pass | "}, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := &opener{tweak: func(p *fakePage) { p.stateFn = pageState }}
+			res := run(t, src, o, Options{Interface: fields, InterfaceRead: c.read, Record: true})
+			require.Equal(t, c.want, messages(res))
+			require.Len(t, o.pages, c.pages)
+			require.Equal(t, InterfaceProbe, res.Observations[0].Probe)
+			require.Equal(t, "state", res.Observations[0].Kind)
+			require.Equal(t, c.frame, res.Observations[0].Frame)
+		})
+	}
+}
+
 func TestTargetNotFound(t *testing.T) {
 	o := &opener{}
 	res := run(t, `

@@ -59,6 +59,20 @@ type Options struct {
 	// frames, <name>.webm (video.go); VideoEvery records every n-th.
 	VideoDir   string
 	VideoEvery int
+	// StateAt, when between 0 and Frames, also reads the state after that
+	// many frames, on the way, without changing the page
+	// (session.ReadStateUntouched): Report.Early. A trial's interface
+	// probe then needs no page of its own. Whether or not the read could
+	// be made so, the report is the one an inspection without it gives.
+	StateAt int
+}
+
+// Early is the state read after Options.StateAt frames, undrawn, without
+// changing the page.
+type Early struct {
+	Frame int
+	FPS   float64
+	State session.State
 }
 
 // Defaults returns the documented defaults.
@@ -118,6 +132,9 @@ type Report struct {
 	Timing       Timing               `json:"timing"`
 	// Sandbox is how the browser was confined.
 	Sandbox *browser.Sandbox `json:"sandbox,omitempty"`
+	// Early is the state read after Options.StateAt frames when that read
+	// left the page untouched; nil otherwise.
+	Early *Early `json:"-"`
 }
 
 // Loop counts the page's frame activity over the stepped frames.
@@ -163,20 +180,32 @@ func (in *Inspector) InspectKeep(ctx context.Context, path string) (*Report, *se
 
 // inspect runs one page; with keep, an ok page's session is returned open.
 func (in *Inspector) inspect(ctx context.Context, path string, keep bool) (rep *Report, kept *session.Session, err error) {
-	rep, err = in.run(ctx, path, func(s *session.Session, r *Report) {
+	done := func(s *session.Session, r *Report) {
 		if keep && r != nil && r.Outcome == OutcomeOK {
 			kept = s
 			return
 		}
 		s.Close()
-	})
+	}
+	rep, err = in.run(ctx, path, in.Options, done)
+	if errors.Is(err, errEarlyRead) {
+		// The early read failed (the page hung or crashed in a getter):
+		// inspect it again in a fresh tab as if it had never been asked.
+		o := in.Options
+		o.StateAt = 0
+		rep, err = in.run(ctx, path, o, done)
+	}
 	return rep, kept, err
 }
 
+// errEarlyRead is run's error when the read after Options.StateAt frames
+// failed: the session is closed and the inspection must start again
+// without it.
+var errEarlyRead = errors.New("the early state read failed")
+
 // run inspects one page; done receives the session, if one was opened,
 // with the final report, and closes or keeps it.
-func (in *Inspector) run(ctx context.Context, path string, done func(*session.Session, *Report)) (rep *Report, err error) {
-	o := in.Options
+func (in *Inspector) run(ctx context.Context, path string, o Options, done func(*session.Session, *Report)) (rep *Report, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -203,6 +232,10 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 	}
 	defer func() {
 		if err != nil {
+			if errors.Is(err, errEarlyRead) {
+				s.Close()
+				return
+			}
 			done(s, nil)
 			return
 		}
@@ -240,7 +273,25 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 	}
 	// Step all frames but the last with drawing skipped, then draw the last.
 	if o.Frames > 0 {
-		stepped, err = s.Step(ctx, o.Frames, true)
+		first := 0
+		if o.StateAt > 0 && o.StateAt < o.Frames {
+			first = o.StateAt
+			stepped, err = s.Step(ctx, first, false)
+			if err == nil {
+				if rep.Early, err = early(ctx, s, o.FPS); err != nil {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					o.Logger.Debug("the early state read failed; inspecting again without it", "page", path, "err", err)
+					return nil, errEarlyRead
+				}
+			}
+		}
+		if err == nil {
+			var rest session.StepResult
+			rest, err = s.Step(ctx, o.Frames-first, true)
+			stepped = joinSteps(stepped, rest)
+		}
 	}
 	rep.Timing.StepMs = ms(time.Since(t1))
 	rep.Frames, rep.VirtualMs = stepped.Frames, stepped.VirtualMs
@@ -269,6 +320,27 @@ func (in *Inspector) run(ctx context.Context, path string, done func(*session.Se
 	rep.fill(s.Log())
 	classify(rep, stepped)
 	return rep, nil
+}
+
+// early reads the state without changing the page; nil when that could
+// not be ruled out. The error is the read's: the page hung or crashed.
+func early(ctx context.Context, s *session.Session, fps float64) (*Early, error) {
+	st, untouched, err := s.ReadStateUntouched(ctx)
+	if err != nil || !untouched {
+		return nil, err
+	}
+	return &Early{Frame: s.Frame(), FPS: fps, State: st}, nil
+}
+
+// joinSteps is a then b, stepped one after the other.
+func joinSteps(a, b session.StepResult) session.StepResult {
+	if b.Frames == 0 {
+		b.Frame, b.VirtualMs = a.Frame, a.VirtualMs
+	}
+	b.Frames += a.Frames
+	b.Callbacks = append(a.Callbacks, b.Callbacks...)
+	b.Draws = append(a.Draws, b.Draws...)
+	return b
 }
 
 // observe reads state, scene, runtime status and pixels into rep.

@@ -32,6 +32,9 @@
   const ReflectApply = Reflect.apply;
   const ReflectConstruct = Reflect.construct;
   const ObjectCreate = Object.create;
+  const ObjectOwnNames = Object.getOwnPropertyNames;
+  const RealObjectProto = Object.prototype;
+  const RealArrayProto = Array.prototype;
   const HasOwn = Object.prototype.hasOwnProperty;
   const MathMax = Math.max;
   const MathFloor = Math.floor;
@@ -53,6 +56,7 @@
   // put appends v to the array a as an own property: no setter a page put
   // on Array.prototype (or a replaced push) runs.
   const put = (a, v) => { ObjectDefine(a, a.length, { value: v, writable: true, enumerable: true, configurable: true }); };
+  const putDefined = put;
 
   const log = { dialogs: [], blocked: [], events: [] };
   // forward passes what a child frame records to the frame above it, so a
@@ -905,9 +909,41 @@
 
   // ---- observation: state ----
   const NONFINITE = { NaN: 'NaN', Infinity: 'Infinity', '-Infinity': '-Infinity' };
-  function readState(maxBytes) {
+  // indexKeyed says whether o has an own property named like an array
+  // index ("0", "17"), read without running page code.
+  function indexKeyed(o) {
+    const names = ObjectOwnNames(o);
+    for (let i = 0; i < names.length; i++) {
+      const k = names[i];
+      let digits = k.length > 0 && (k.length === 1 || k[0] !== '0');
+      for (let j = 0; digits && j < k.length; j++) digits = k[j] >= '0' && k[j] <= '9';
+      if (digits) return true;
+    }
+    return false;
+  }
+  // readState reads __3D_STATE__ into canonical JSON. With untouched, it is
+  // meant for V8's side-effect-free evaluation (the harness's
+  // ReadStateUntouched), where Object.defineProperty counts as a side
+  // effect: results are then built by plain assignment, which gives the same
+  // result only while no array index is an accessor or a key inherited by
+  // the result arrays; otherwise it returns {untouchable: true} at once.
+  function readState(maxBytes, untouched) {
+    if (untouched && (ObjectGetProto(RealArrayProto) !== RealObjectProto || indexKeyed(RealArrayProto) || indexKeyed(RealObjectProto))) {
+      return JSONStringify({ untouchable: true });
+    }
+    // (Each variable is assigned once: V8's side-effect-free mode refuses
+    // to reassign a variable that a nested function can see.)
+    const put = untouched ? (a, v) => { a[a.length] = v; } : putDefined;
+    const setKey = untouched
+      ? (o, k, v) => { o[k] = v; } // o has no prototype
+      : (o, k, v) => { ObjectDefine(o, k, { value: v, writable: true, enumerable: true, configurable: true }); };
     const issues = { nonfinite: [], cycles: [], errors: [], truncated: false };
-    let budget = maxBytes;
+    // What the nested readers change lives in an object of this read:
+    // V8's side-effect-free mode refuses writes to an enclosing function's
+    // variables.
+    const S = ObjectCreate(null);
+    S.budget = maxBytes;
+    S.depth = 0;
     let raw;
     let present = true;
     try {
@@ -924,42 +960,43 @@
     // the page may have changed is used (results are built with put and
     // define, the cycle check is a plain loop).
     const stack = ObjectCreate(null);
-    let depthNow = 0;
     const fail = (path, e) => {
       let msg;
       try { msg = RealString(e && e.message || e); } catch (e2) { msg = 'unreadable error'; }
       if (issues.errors.length < 100) put(issues.errors, { path, message: msg });
     };
-    const setKey = (o, k, v) => { ObjectDefine(o, k, { value: v, writable: true, enumerable: true, configurable: true }); };
     function conv(v, path, depth) {
-      if (budget <= 0) { issues.truncated = true; return undefined; }
-      if (v === null) { budget -= 4; return null; }
+      if (S.budget <= 0) { issues.truncated = true; return undefined; }
+      if (v === null) { S.budget -= 4; return null; }
       const t = typeof v;
       if (t === 'number') {
-        if (!NumberIsFinite(v)) { if (issues.nonfinite.length < 100) put(issues.nonfinite, path); budget -= 10; return NONFINITE[RealString(v)]; }
-        budget -= 8; return v;
+        if (!NumberIsFinite(v)) { if (issues.nonfinite.length < 100) put(issues.nonfinite, path); S.budget -= 10; return NONFINITE[RealString(v)]; }
+        S.budget -= 8; return v;
       }
       if (t === 'string') {
-        if (v.length + 2 > budget) { issues.truncated = true; v = apply(StringSlice, v, [0, MathMax(0, budget - 2)]); }
-        budget -= v.length + 2; return v;
+        if (v.length + 2 > S.budget) { issues.truncated = true; v = apply(StringSlice, v, [0, MathMax(0, S.budget - 2)]); }
+        S.budget -= v.length + 2; return v;
       }
-      if (t === 'boolean') { budget -= 5; return v; }
-      if (t === 'bigint') { budget -= 10; return RealString(v); }
+      if (t === 'boolean') { S.budget -= 5; return v; }
+      if (t === 'bigint') { S.budget -= 10; return RealString(v); }
       if (t !== 'object' && t !== 'function') return undefined;
       if (t === 'function') return undefined;
-      for (let i = 0; i < depthNow; i++) {
-        if (stack[i] === v) { if (issues.cycles.length < 100) put(issues.cycles, path); budget -= 12; return '[Circular]'; }
+      for (let i = 0; i < S.depth; i++) {
+        if (stack[i] === v) { if (issues.cycles.length < 100) put(issues.cycles, path); S.budget -= 12; return '[Circular]'; }
       }
       if (depth > 32) { issues.truncated = true; return '[Depth]'; }
-      budget -= 2;
-      stack[depthNow++] = v;
+      S.budget -= 2;
+      stack[S.depth++] = v;
       try {
         return convObject(v, path, depth);
       } catch (e) {
         fail(path, e);
         return undefined;
       } finally {
-        delete stack[--depthNow];
+        // (delete counts as a side effect there too; entries past the
+        // depth are never read)
+        S.depth--;
+        stack[S.depth] = undefined;
       }
     }
     function convList(v, path, depth, isView) {
@@ -971,14 +1008,14 @@
         if (isView && typeof item === 'bigint') item = RealString(item);
         const c = conv(item, path + '[' + i + ']', depth + 1);
         put(out, c === undefined ? null : c);
-        if (budget <= 0) { issues.truncated = true; break; }
+        if (S.budget <= 0) { issues.truncated = true; break; }
       }
       return out;
     }
     function convObject(v, path, depth) {
       if (ArrayBufferIsView(v)) return v instanceof DataView ? undefined : convList(v, path, depth, true);
       if (ArrayIsArray(v)) return convList(v, path, depth, false);
-      if (v instanceof RealDate) { budget -= 26; const ms = apply(DateGetTime, v, []); return ms !== ms ? null : apply(DateToISO, v, []); }
+      if (v instanceof RealDate) { S.budget -= 26; const ms = apply(DateGetTime, v, []); return ms !== ms ? null : apply(DateToISO, v, []); }
       const three = (keys) => {
         const out = ObjectCreate(null);
         for (let i = 0; i < keys.length; i++) {
@@ -1003,7 +1040,7 @@
         setKey(out, 'visible', !!v.visible);
         return out;
       }
-      if (typeof Node !== 'undefined' && v instanceof Node) { budget -= 16; return '[' + RealString(v.nodeName || 'Node') + ']'; }
+      if (typeof Node !== 'undefined' && v instanceof Node) { S.budget -= 16; return '[' + RealString(v.nodeName || 'Node') + ']'; }
       if (v instanceof RealMap) {
         const out = ObjectCreate(null);
         const it = apply(MapEntries, v, []);
@@ -1011,7 +1048,7 @@
           const k = RealString(e.value[0]);
           const c = conv(e.value[1], path + '.' + k, depth + 1);
           if (c !== undefined) setKey(out, k, c);
-          if (budget <= 0) { issues.truncated = true; break; }
+          if (S.budget <= 0) { issues.truncated = true; break; }
         }
         return out;
       }
@@ -1023,7 +1060,7 @@
           const c = conv(e.value, path + '[' + i + ']', depth + 1);
           put(out, c === undefined ? null : c);
           i++;
-          if (budget <= 0) { issues.truncated = true; break; }
+          if (S.budget <= 0) { issues.truncated = true; break; }
         }
         return out;
       }
@@ -1034,8 +1071,8 @@
         let val;
         try { val = v[k]; } catch (e) { fail(path + '.' + k, e); continue; }
         const c = conv(val, path + '.' + k, depth + 1);
-        if (c !== undefined) { setKey(out, k, c); budget -= k.length + 3; }
-        if (budget <= 0) { issues.truncated = true; break; }
+        if (c !== undefined) { setKey(out, k, c); S.budget -= k.length + 3; }
+        if (S.budget <= 0) { issues.truncated = true; break; }
       }
       return out;
     }

@@ -6,10 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -40,12 +43,65 @@ type State struct {
 	Issues StateIssues `json:"issues"`
 }
 
+// stateReadLimit bounds one read of the state.
+const stateReadLimit = 10 * time.Second
+
 // ReadState reads and canonicalises window.__3D_STATE__.
 func (s *Session) ReadState(ctx context.Context) (State, error) {
 	var raw string
-	if err := s.eval(ctx, 10*time.Second, fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
+	if err := s.eval(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
 		return State{}, err
 	}
+	return decodeState(raw)
+}
+
+// ReadStateUntouched is ReadState in V8's side-effect-free evaluation
+// (Runtime.evaluate with throwOnSideEffect, as DevTools' eager evaluation
+// uses it): the page's getters, Proxy traps and state function run, but
+// V8 stops the read before any of them changes something that existed
+// before it began. untouched is true when the read completed so: the page
+// is then exactly as it would have been had nobody read it, and the state
+// is what ReadState would have returned. It is false when V8 could not
+// rule out a side effect: the read was stopped before it, nothing was
+// read, and the page is still untouched (the caller reads again in a
+// fresh page if it needs the state). The error is ReadState's: the page
+// hung or crashed while read.
+func (s *Session) ReadStateUntouched(ctx context.Context) (st State, untouched bool, err error) {
+	var raw string
+	opts := []chromedp.EvaluateOption{func(p *runtime.EvaluateParams) { p.ThrowOnSideEffect = ptrTo(true) }}
+	if err := s.evalWith(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d, true)", s.cfg.StateCap), opts, &raw); err != nil {
+		if sideEffect(err) {
+			return State{}, false, nil
+		}
+		return State{}, false, err
+	}
+	var refused struct {
+		Untouchable bool `json:"untouchable"`
+	}
+	if json.Unmarshal([]byte(raw), &refused) == nil && refused.Untouchable {
+		// The page changed what the result arrays inherit.
+		return State{}, false, nil
+	}
+	st, err = decodeState(raw)
+	return st, err == nil, err
+}
+
+// sideEffect reports whether err is V8 stopping a side-effect-free
+// evaluation at a possible side effect. V8 throws it as an uncatchable
+// termination, turned into an EvalError once the evaluation has unwound,
+// so no page code can catch or fake it inside the evaluation.
+func sideEffect(err error) bool {
+	var ee *chromedp.ExceptionError
+	if !errors.As(err, &ee) || ee.ExceptionDetails == nil || ee.Exception == nil {
+		return false
+	}
+	return ee.Exception.ClassName == "EvalError" && strings.Contains(ee.Exception.Description, "side-effect")
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// decodeState decodes the runtime's readState reply.
+func decodeState(raw string) (State, error) {
 	var reply struct {
 		Present bool            `json:"present"`
 		Value   json.RawMessage `json:"value"`

@@ -546,12 +546,17 @@ func (s *Session) Eval(ctx context.Context, limit time.Duration, expr string, ou
 // eval evaluates expr in the page and decodes its JSON value into out. When
 // await is set, a promise result is awaited.
 func (s *Session) eval(ctx context.Context, limit time.Duration, expr string, await bool, out any) error {
-	cctx, cancel := s.callCtx(ctx, limit)
-	defer cancel()
-	opts := []chromedp.EvaluateOption{}
+	var opts []chromedp.EvaluateOption
 	if await {
 		opts = append(opts, chromedp.EvalAwaitPromise)
 	}
+	return s.evalWith(ctx, limit, expr, opts, out)
+}
+
+// evalWith is eval with the given evaluation options.
+func (s *Session) evalWith(ctx context.Context, limit time.Duration, expr string, opts []chromedp.EvaluateOption, out any) error {
+	cctx, cancel := s.callCtx(ctx, limit)
+	defer cancel()
 	raw, err := chromedp.Run(cctx, chromedp.Evaluate[[]byte](expr, opts...))
 	if err != nil {
 		if cerr := s.classify(ctx, cctx, err); cerr != nil {

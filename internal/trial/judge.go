@@ -38,6 +38,11 @@ type Env struct {
 	Open contract.Opener
 	// Artifacts stores the judge's files in the trial's folder.
 	Artifacts *Artifacts
+	// InterfaceRead is the state the load check read on its way after the
+	// interface probe's frames, leaving the page untouched (nil when it
+	// could not): the contract's interface probe checks it instead of
+	// loading a page of its own.
+	InterfaceRead *contract.InterfaceRead
 }
 
 // Verdict is what one judge found.
@@ -73,7 +78,7 @@ func (c *ContractJudge) Name() string { return "contract" }
 func (c *ContractJudge) Judge(ctx context.Context, env *Env) (*Verdict, error) {
 	t := env.Task
 	res, err := contract.Run(ctx, c.Contract, env.Open, env.Params, contract.Options{
-		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(),
+		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(), InterfaceRead: env.InterfaceRead,
 		Record: true, Fingerprint: c.Fingerprint, StopAtFirstFailure: c.StopAtFirstFailure,
 	})
 	if err != nil {

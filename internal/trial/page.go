@@ -65,6 +65,12 @@ func (p *page) State(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
+	return stateValue(st)
+}
+
+// stateValue is the state as contract.Page.State gives it: nil when the
+// page has none.
+func stateValue(st session.State) (any, error) {
 	if !st.Present {
 		return nil, nil
 	}

@@ -262,6 +262,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	if !in.SkipInspect {
 		opts := inspect.Options{Frames: InspectFrames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: session.DefaultGPUTimeout,
 			SkipDraw: j.SkipDraw, Width: t.Viewport.Width, Height: t.Viewport.Height, ScreenshotDir: in.Dir, Logger: logger, Preludes: preludes}
+		if !j.RealTime && len(t.Interface()) > 0 {
+			// The interface probe's read, made on the way when it leaves
+			// the page untouched, spares the probe a page of its own.
+			opts.StateAt = contract.DefaultInterfaceFrames
+		}
 		insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
 		var r *inspect.Report
 		var err error
@@ -337,6 +342,14 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		defer rec.close()
 	}
 	env := &Env{Task: t, Params: in.Params, Open: open, Artifacts: art}
+	if rep.Outcome == inspect.OutcomeOK && rep.Early != nil {
+		st, err := stateValue(rep.Early.State)
+		if err != nil {
+			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
+		}
+		env.InterfaceRead = &contract.InterfaceRead{Frame: rep.Early.Frame, FPS: rep.Early.FPS, State: st}
+		logger.Debug("the load check read the interface probe's state", "trial", in.Key, "frame", rep.Early.Frame)
+	}
 	var verdicts []*Verdict
 	for _, jd := range in.judges() {
 		v, err := jd.Judge(ctx, env)
