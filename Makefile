@@ -52,7 +52,7 @@ build:
 ## as "fixtures", the pages of two recorded models (examples/demo-gen: gen --replay,
 ## offline) and one Robust variant of each; print the leaderboard (Core vs. Robust
 ## V-Cov, RoA/TEM) and where the report is
-DEMO_TASKS = application/bar-chart,rendering/fog-depth,simulation/pendulum
+DEMO_TASKS = application/bar-chart,rendering/fog-depth,simulation/pendulum,xr/pinch-grab
 comma := ,
 DEMO_TASK_DIRS = $(addprefix suites/starter/,$(subst $(comma), ,$(DEMO_TASKS)))
 demo: setup
