@@ -31,20 +31,9 @@ func parseMoveHand(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 	if fields == nil {
 		return nil, false
 	}
-	m := &MoveHandStep{}
-	var ok bool
-	m.Hand, ok = p.handOf(v, fields, c.what)
-	for i, k := range []string{"forward", "right", "up"} {
-		if f, has := fields[k]; has {
-			n, good := p.num(f.value, c.what+": "+k)
-			*[]*float64{&m.Forward, &m.Right, &m.Up}[i], ok = n, ok && good
-		}
-	}
-	if ok && m.Forward == 0 && m.Right == 0 && m.Up == 0 {
-		p.errorf(v, "%s: want forward, right or up", c.what)
-		ok = false
-	}
-	return m, ok
+	hand, ok := p.handOf(v, fields, c.what)
+	a, good := p.amounts(v, fields, c.what, [3]string{"forward", "right", "up"})
+	return &MoveHandStep{Hand: hand, Forward: a[0], Right: a[1], Up: a[2]}, ok && good
 }
 
 // Describe renders "moveHand right forward 0.1 right 0 up 0".

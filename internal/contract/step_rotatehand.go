@@ -31,20 +31,9 @@ func parseRotateHand(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 	if fields == nil {
 		return nil, false
 	}
-	r := &RotateHandStep{}
-	var ok bool
-	r.Hand, ok = p.handOf(v, fields, c.what)
-	for i, k := range []string{"yaw", "pitch", "roll"} {
-		if f, has := fields[k]; has {
-			n, good := p.num(f.value, c.what+": "+k)
-			*[]*float64{&r.Yaw, &r.Pitch, &r.Roll}[i], ok = n, ok && good
-		}
-	}
-	if ok && r.Yaw == 0 && r.Pitch == 0 && r.Roll == 0 {
-		p.errorf(v, "%s: want yaw, pitch or roll", c.what)
-		ok = false
-	}
-	return r, ok
+	hand, ok := p.handOf(v, fields, c.what)
+	a, good := p.amounts(v, fields, c.what, [3]string{"yaw", "pitch", "roll"})
+	return &RotateHandStep{Hand: hand, Yaw: a[0], Pitch: a[1], Roll: a[2]}, ok && good
 }
 
 // Describe renders "rotateHand left yaw 0 pitch 0 roll 90".

@@ -29,18 +29,8 @@ func parseWalk(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 	if fields == nil {
 		return nil, false
 	}
-	w, ok := &WalkStep{}, true
-	for i, k := range []string{"forward", "right", "up"} {
-		if f, has := fields[k]; has {
-			n, good := p.num(f.value, c.what+": "+k)
-			*[]*float64{&w.Forward, &w.Right, &w.Up}[i], ok = n, ok && good
-		}
-	}
-	if ok && w.Forward == 0 && w.Right == 0 && w.Up == 0 {
-		p.errorf(v, "%s: want forward, right or up", c.what)
-		ok = false
-	}
-	return w, ok
+	a, ok := p.amounts(v, fields, c.what, [3]string{"forward", "right", "up"})
+	return &WalkStep{Forward: a[0], Right: a[1], Up: a[2]}, ok
 }
 
 // Describe renders "walk forward 1 right 0 up 0".

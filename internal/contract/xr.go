@@ -32,6 +32,24 @@ func (p *parser) handOf(v *yaml.Node, fields map[string]field, what string) (str
 	return h, ok
 }
 
+// amounts reads the optional numeric fields keys (0 when absent), at least
+// one of them non-zero: walk's, moveHand's and rotateHand's three axes.
+func (p *parser) amounts(v *yaml.Node, fields map[string]field, what string, keys [3]string) ([3]float64, bool) {
+	var out [3]float64
+	ok := true
+	for i, k := range keys {
+		if f, has := fields[k]; has {
+			n, good := p.num(f.value, what+": "+k)
+			out[i], ok = n, ok && good
+		}
+	}
+	if ok && out == [3]float64{} {
+		p.errorf(v, "%s: want %s, %s or %s", what, keys[0], keys[1], keys[2])
+		ok = false
+	}
+	return out, ok
+}
+
 // xrTarget reads an XR target from fields: exactly one of world: [x, y, z]
 // and object: NAME (the step's mapping allows no other target key).
 func (p *parser) xrTarget(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
