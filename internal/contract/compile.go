@@ -98,6 +98,9 @@ func (p *parser) compileProbe(pr *Probe, what string) {
 	all := map[string]int{}
 	traces := map[string]int{}
 	var opts []cel.EnvOption
+	if pr.Hand != "" {
+		opts = append(opts, cel.Variable(VarHand, cel.StringType), cel.Variable(VarMirror, cel.DoubleType))
+	}
 	for _, steps := range [][]Step{pr.Setup, pr.Steps} {
 		for _, s := range steps {
 			switch a := s.Action.(type) {

@@ -87,6 +87,15 @@ type Probe struct {
 	// Covers lists the ids of the brief's requirements the probe checks
 	// (covers: in contract.yaml).
 	Covers []string
+	// Base is the name as written in contract.yaml for one run of a probe
+	// declared with hands: mirror (whose Name is Base[Hand]), "" otherwise.
+	Base string
+	// Hand is the probe's hand in this run of a probe declared with
+	// hands: mirror ("right" or "left", the CEL variable hand), "" otherwise.
+	Hand string
+	// Mirror is 1 for the run as written and -1 for the mirrored run of a
+	// probe declared with hands: mirror (the CEL variable mirror), 0 otherwise.
+	Mirror float64
 	// holdMs is the contract's HoldMs.
 	holdMs float64
 }

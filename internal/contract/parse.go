@@ -221,24 +221,26 @@ func (p *parser) contract(data []byte) *Contract {
 	}
 	seen := map[string]int{}
 	for _, pn := range probes.Content {
-		pr := p.probe(pn)
-		if pr == nil {
-			continue
+		for _, pr := range p.probe(pn) {
+			name := pr.Name
+			if pr.Base != "" {
+				name = pr.Base
+			}
+			if line, dup := seen[name]; dup && pr.Mirror >= 0 {
+				p.errorf(pn, "probe %s: name already used at line %d", name, line)
+			}
+			seen[name] = pr.Line
+			pr.holdMs = c.HoldMs
+			c.Probes = append(c.Probes, pr)
 		}
-		if line, dup := seen[pr.Name]; dup {
-			p.errorf(pn, "probe %s: name already used at line %d", pr.Name, line)
-		}
-		seen[pr.Name] = pr.Line
-		pr.holdMs = c.HoldMs
-		c.Probes = append(c.Probes, pr)
 	}
 	return c
 }
 
-// probe parses and compiles one probe.
-func (p *parser) probe(n *yaml.Node) *Probe {
+// probe parses and compiles one probe: one run, or two for hands: mirror.
+func (p *parser) probe(n *yaml.Node) []*Probe {
 	n = resolve(n)
-	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "setup", "steps")
+	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "setup", "steps")
 	if fields == nil {
 		return nil
 	}
@@ -278,6 +280,10 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 	if f, ok := fields["covers"]; ok {
 		pr.Covers = p.covers(f.value, what+": covers")
 	}
+	hands := false
+	if f, ok := fields["hands"]; ok {
+		hands = p.parseHands(f.value, what)
+	}
 	before := len(p.errs)
 	names := newStepNames()
 	if f, ok := fields["setup"]; ok {
@@ -292,12 +298,26 @@ func (p *parser) probe(n *yaml.Node) *Probe {
 	if len(pr.Assertions()) == 0 && fields["steps"].value != nil {
 		p.errorf(n, "%s: has no assertion in its steps", what)
 	}
+	if len(p.errs) != before {
+		return []*Probe{pr}
+	}
+	runs := []*Probe{pr}
+	if hands {
+		if runs = p.handVariants(pr, n, what); runs == nil {
+			return []*Probe{pr}
+		}
+	}
 	// Assertions are compiled once the steps are sound: a rejected step
 	// (say, a misnamed snapshot) would otherwise echo in every assertion.
-	if len(p.errs) == before {
-		p.compileProbe(pr, what)
+	// A mirrored run's assertions are the same text: compiled again only
+	// when the first run's compiled cleanly, so an error is said once.
+	for _, run := range runs {
+		if len(p.errs) != before {
+			break
+		}
+		p.compileProbe(run, what)
 	}
-	return pr
+	return runs
 }
 
 // checkButton checks that press and release alternate over a probe's setup

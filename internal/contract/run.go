@@ -664,6 +664,9 @@ func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
 		VarTime:      float64(pr.page.Frame()) / pr.page.FPS(),
 		VarFrameTime: 1 / pr.page.FPS(),
 	}
+	if pr.probe.Hand != "" {
+		vars[VarHand], vars[VarMirror] = pr.probe.Hand, pr.probe.Mirror
+	}
 	for k, v := range pr.snapshots {
 		vars[k] = v
 	}
