@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
@@ -76,8 +77,11 @@ func Lint(t *Task) []Finding {
 		for _, f := range fixtures {
 			for _, p := range f.Expect.Fails {
 				if c.Probe(p) == nil && p != contract.InterfaceProbe {
-					out = append(out, Finding{File: filepath.Join(f.Dir, ExpectFile),
-						Message: fmt.Sprintf("fails names probe %s, which the contract does not have", p)})
+					msg := fmt.Sprintf("fails names probe %s, which the contract does not have", p)
+					if runs := mirrorRuns(c, p); len(runs) > 0 {
+						msg += fmt.Sprintf(" (it has hands: mirror: name its runs, %s)", strings.Join(runs, ", "))
+					}
+					out = append(out, Finding{File: filepath.Join(f.Dir, ExpectFile), Message: msg})
 				}
 			}
 		}
@@ -231,4 +235,16 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// mirrorRuns names the runs of the contract's probe base declared with
+// hands: mirror, none when it has no such probe.
+func mirrorRuns(c *contract.Contract, base string) []string {
+	var out []string
+	for _, p := range c.Probes {
+		if p.Base == base {
+			out = append(out, strconv.Quote(p.Name))
+		}
+	}
+	return out
 }

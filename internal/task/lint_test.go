@@ -51,8 +51,15 @@ probes:
       - assert: s.ball == before.ball && s.balls[0].x > 0 && params.wind > 0 && params.gravity > 0
       - trace: {name: run, frames: 900}
       - assert: trace.run.all(x, x.paused == false && x.ball.spin.z >= 0)
+  - name: grab
+    level: state
+    hands: mirror
+    steps:
+      - hand: {hand: left, pinch: 1}
+      - step: 901
+      - assert: s.mode == "grab"
 `)
-	write("candidates/no-gravity/expect.yaml", "reason: the ball never falls\nfails: [falls_under_gravity, falls, interface]\n")
+	write("candidates/no-gravity/expect.yaml", "reason: the ball never falls\nfails: [falls_under_gravity, falls, interface, grab]\n")
 	require.NoError(t, os.Remove(filepath.Join(dir, "solution", "index.html")))
 	tk, err := Load(dir)
 	require.NoError(t, err)
@@ -70,12 +77,14 @@ probes:
 		"brief.md: the brief never states parameter restitution: write its value as {{params.restitution}}",
 		"solution/index.html: missing reference solution: no such file or directory",
 		"contract.yaml:3: probe falls steps 931 frames, more than the task's frame budget of 900",
+		"contract.yaml:12: probe grab steps 903 frames, more than the task's frame budget of 900",
 		"contract.yaml:8: probe falls reads s.ball.velocity[1], which is not in the declared state interface",
 		"contract.yaml:9: probe falls reads s.balls[0].x, which is not in the declared state interface",
 		"contract.yaml:9: probe falls reads params.wind, which task.yaml does not declare",
 		"contract.yaml:11: probe falls reads trace.run.ball.spin.z, which is not in the declared state interface",
 		"brief.md: the brief has no requirements: write them as top-level bullets under ## sections, each ending with {#id}",
 		"candidates/no-gravity/expect.yaml: fails names probe falls_under_gravity, which the contract does not have",
+		`candidates/no-gravity/expect.yaml: fails names probe grab, which the contract does not have (it has hands: mirror: name its runs, "grab[left]", "grab[right]")`,
 	}, got)
 }
 
