@@ -17,7 +17,7 @@ type HandStep struct {
 
 func init() {
 	registerStep(stepType{
-		Kind: StepHand, Order: 160,
+		Kind: StepHand, Order: 160, Control: true,
 		Example: "`hand: {hand: right, position: [0.1, 1.2, -0.4], pinch: 1}`",
 		Doc:     "moves a tracked hand of the XR headset (`left` or `right`; the headset switches to hand input) to `position`, turns it to `orientation`, and sets its `pinch` in [0, 1] (above 0 a select starts; 0 ends it); at least one of position and pinch. As a real hand does, the thumb and index finger meet one frame before the pinch is reported and part one frame after it ends, so a pinch change steps one frame of its own",
 		Parse:   parseHand,
