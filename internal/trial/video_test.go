@@ -107,11 +107,12 @@ func TestXRTrialVideo(t *testing.T) {
 
 	// Frames: presents steps 10; presents_30fps 3, then 4 after its
 	// reload (one clip for the probe); head_and_hand 2 + 6 + a settle
-	// frame after each of the hand's two inputs.
+	// frame after each of the hand's two inputs + the frame in which the
+	// fingers close before the pinch is reported.
 	want := []result.Video{
 		{Probe: "presents", File: "video-presents.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 640, Height: 400},
 		{Probe: "presents_30fps", File: "video-presents_30fps.webm", Kind: video.KindWebM, Frames: 7, Every: 1, FPS: 30, DurationS: 7.0 / 30, Width: 640, Height: 400},
-		{Probe: "head_and_hand", File: "video-head_and_hand.webm", Kind: video.KindWebM, Frames: 10, Every: 1, FPS: 60, DurationS: 10.0 / 60, Width: 640, Height: 400},
+		{Probe: "head_and_hand", File: "video-head_and_hand.webm", Kind: video.KindWebM, Frames: 11, Every: 1, FPS: 60, DurationS: 11.0 / 60, Width: 640, Height: 400},
 	}
 	require.Equal(t, want, rec.Videos)
 	trialDir := filepath.Dir(rec.Screenshot)
@@ -121,8 +122,7 @@ func TestXRTrialVideo(t *testing.T) {
 		path := filepath.Join(trialDir, v.File)
 		p, err := video.Probe(ctx, path)
 		require.NoError(t, err)
-		// WebM keeps times in milliseconds.
-		require.Equal(t, video.Probed{Codec: "vp9", Width: 640, Height: 400, Frames: v.Frames, Duration: math.Round(v.DurationS*1000) / 1000}, p, v.Probe)
+		require.Equal(t, video.Probed{Codec: "vp9", Width: 640, Height: 400, Frames: v.Frames, Duration: webmSeconds(v)}, p, v.Probe)
 		for i, f := range map[int]session.RecordedFrame{0: fl.first[v.Probe], v.Frames - 1: fl.last[v.Probe]} {
 			got, err := video.FrameAt(ctx, path, i)
 			require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestXRTrialVideo(t *testing.T) {
 		}
 	}
 	// Chromium plays the clip: a page beside it reads its metadata.
-	playable(t, trialDir, want[2].File, want[2].DurationS)
+	playable(t, trialDir, want[2].File, webmSeconds(want[2]))
 
 	// The comparison can fail: turning the head moves the view.
 	d, err := video.MeanAbsDiff(decodePNG(t, fl.first["head_and_hand"].PNG), decodePNG(t, fl.last["head_and_hand"].PNG))
@@ -229,6 +229,13 @@ requestAnimationFrame(function f() { requestAnimationFrame(f); });
 	}
 	require.Equal(t, 0, st.Err, "MediaError code")
 	require.Equal(t, 4, st.Ready, "HAVE_ENOUGH_DATA")
-	require.Equal(t, math.Round(duration*1000)/1000, st.Duration)
+	require.Equal(t, duration, st.Duration)
 	require.Equal(t, [2]int{640, 400}, [2]int{st.W, st.H})
+}
+
+// webmSeconds is a clip's duration as WebM keeps it, in whole
+// milliseconds: its last frame starts at its rounded time and lasts one
+// rounded frame.
+func webmSeconds(v result.Video) float64 {
+	return (math.Round(float64(v.Frames-1)*1000/v.FPS) + math.Round(1000/v.FPS)) / 1000
 }
