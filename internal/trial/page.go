@@ -252,57 +252,33 @@ func mapErr(err error) error {
 // a headset only when its task sets xr:.
 func (p *page) XRPose(ctx context.Context, device string, position, orientation []float64) error {
 	p.pixels = nil
-	arg, err := json.Marshal(map[string]any{"device": device, "position": position, "orientation": orientation})
-	if err != nil {
-		return err
-	}
-	return p.xr(ctx, `const a = `+string(arg)+`;
-const o = `+xrDevice+`;
+	return p.xrValue(ctx, map[string]any{"device": device, "position": position, "orientation": orientation}, `const o = `+xrDevice+`;
 o.position.set(a.position[0], a.position[1], a.position[2]);
-if (a.orientation) o.quaternion.set(a.orientation[0], a.orientation[1], a.orientation[2], a.orientation[3]);`)
+if (a.orientation) o.quaternion.set(a.orientation[0], a.orientation[1], a.orientation[2], a.orientation[3]);
+return {};`, nil)
 }
 
 // XRPinch sets a hand's pinch (contract.XR).
 func (p *page) XRPinch(ctx context.Context, hand string, value float64) error {
 	p.pixels = nil
-	arg, err := json.Marshal(map[string]any{"hand": hand, "value": value})
-	if err != nil {
-		return err
-	}
-	return p.xr(ctx, `const a = `+string(arg)+`;
-d.primaryInputMode = 'hand';
-d.hands[a.hand].updatePinchValue(a.value);`)
+	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `d.primaryInputMode = 'hand';
+d.hands[a.hand].updatePinchValue(a.value);
+return {};`, nil)
 }
 
 // XRPinchPose closes a hand's fingers into IWER's pinch pose, remembering
 // the pose it had, or gives that pose back (contract.XR).
 func (p *page) XRPinchPose(ctx context.Context, hand string, closed bool) error {
 	p.pixels = nil
-	arg, err := json.Marshal(map[string]any{"hand": hand, "closed": closed})
-	if err != nil {
-		return err
-	}
-	return p.xr(ctx, `const a = `+string(arg)+`;
-d.primaryInputMode = 'hand';
+	return p.xrValue(ctx, map[string]any{"hand": hand, "closed": closed}, `d.primaryInputMode = 'hand';
 const h = d.hands[a.hand], was = '`+xr.PoseBeforePinch+`';
 if (a.closed) {
   if (h.poseId !== 'pinch') Object.defineProperty(h, was, { value: h.poseId, configurable: true, writable: true });
   h.poseId = 'pinch';
 } else {
   h.poseId = h[was] || 'default';
-}`)
 }
-
-// xr runs body with d bound to the page's emulated headset.
-func (p *page) xr(ctx context.Context, body string) error {
-	var ok bool
-	if err := p.s.Eval(ctx, 0, `(() => { const d = window.`+xr.DeviceGlobal+`; if (!d) return false; `+body+` return true; })()`, &ok); err != nil {
-		return mapErr(err)
-	}
-	if !ok {
-		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
-	}
-	return nil
+return {};`, nil)
 }
 
 // xrDevice is a JavaScript expression for the IWER object of a.device:
