@@ -1218,11 +1218,23 @@
     return [e[0] * x + e[4] * y + e[8] * z + e[12] * w, e[1] * x + e[5] * y + e[9] * z + e[13] * w,
       e[2] * x + e[6] * y + e[10] * z + e[14] * w, e[3] * x + e[7] * y + e[11] * z + e[15] * w];
   }
-  // project maps a world point to canvas CSS pixels with the camera last rendered with.
   // project maps a world point to canvas CSS pixels with the camera last
   // rendered with, inside the viewport it was rendered to (the whole canvas
-  // unless the page split it with setViewport).
+  // unless the page split it with setViewport). While a three.js renderer
+  // presents an XR session, what the canvas shows is the eyes' views, not
+  // the camera the page passed to render (three.js swaps in its XR camera,
+  // and before r153 left the page's camera with its own projection), so
+  // the point is projected with the first eye's camera into that eye's
+  // viewport.
   function project(p) {
+    const eyes = xrEyes();
+    if (eyes && eyes[0] && eyes[0].viewport) {
+      const c = lastRendererCanvas();
+      const vp = eyes[0].viewport;
+      if (c && c.width > 0 && c.height > 0 && vp.z > 0 && vp.w > 0) {
+        return projectWith(p, eyes[0], { x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: c.width, lh: c.height });
+      }
+    }
     const v = views.length && views[views.length - 1].camera === lastCamera ? views[views.length - 1] : null;
     return projectWith(p, lastCamera, v);
   }

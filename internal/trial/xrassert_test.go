@@ -130,3 +130,44 @@ func TestXRAssertions(t *testing.T) {
 	_, err = run("")
 	require.EqualError(t, err, "running the contract of xr/world: probe looks: assert: the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)")
 }
+
+// TestXRProjectionUsesTheEyes: while a page presents an XR session, an
+// object's screen position (object().screen, objectPixel) comes from the
+// eyes' cameras and viewports, not from the camera the page passed to
+// render. three.js r147 leaves that camera with the page's own 70°
+// projection; a cube 40° below the horizon is outside it but inside the
+// left eye's 90° view, drawn at about (419, 552) of the 800×600 canvas:
+// eye space (0.0315, −0.42, −0.5) for IWER's 63 mm eyes, NDC (0.04725,
+// −0.84) with the 4:3 aspect, and the left eye's viewport the whole canvas
+// (IWER shows one eye unless stereo is switched on).
+func TestXRProjectionUsesTheEyes(t *testing.T) {
+	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "three-r147-vr.html"))
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "xr", "old-three")
+	tk, c := writeTask(t, dir, map[string]string{
+		"task.yaml": "id: xr/old-three\ntitle: old three\ncategory: xr\ndifficulty: D1\nviewport: {width: 800, height: 600}\nxr: metaQuest3\nstate:\n  - {path: presenting, type: boolean}\n",
+		"brief.md":  "# old three\n\nExpose the state.\n",
+		"contract.yaml": `version: 1
+probes:
+  - name: eyes
+    level: state
+    steps:
+      - step: 3
+      - assert: s.presenting && inView("cube")
+      - assert: object("cube").on_screen
+      - assert: object("cube").screen[0] > 410.0 && object("cube").screen[0] < 428.0 && object("cube").screen[1] > 546.0 && object("cube").screen[1] < 558.0
+      - assert: objectPixel("cube").r > 200 && objectPixel("cube").g < 60
+`,
+	})
+	r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: t.TempDir()})
+	require.NoError(t, err)
+	require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+	var got []string
+	for _, a := range tr.Assertions {
+		if a.Probe == "eyes" {
+			got = append(got, fmt.Sprintf("%d %s %s", a.Line, a.Status, a.Message))
+		}
+	}
+	require.Equal(t, []string{"7 pass ", "8 pass ", "9 pass ", "10 pass "}, got)
+}
