@@ -142,6 +142,10 @@ type Loop struct {
 	FramesWithCallbacks int `json:"frames_with_callbacks"`
 	FramesWithDraws     int `json:"frames_with_draws"`
 	Draws               int `json:"draws"`
+	// FramesWithClears counts frames that cleared a WebGL framebuffer: a
+	// page whose objects are all outside the view (an XR user looking
+	// away) makes no draw call but is rendering.
+	FramesWithClears int `json:"-"`
 }
 
 // Timing is wall-clock time spent per phase, in milliseconds. It varies
@@ -340,6 +344,7 @@ func joinSteps(a, b session.StepResult) session.StepResult {
 	b.Frames += a.Frames
 	b.Callbacks = append(a.Callbacks, b.Callbacks...)
 	b.Draws = append(a.Draws, b.Draws...)
+	b.Clears = append(a.Clears, b.Clears...)
 	return b
 }
 
@@ -476,6 +481,9 @@ func loopOf(st session.StepResult) *Loop {
 		if st.Draws[i] > 0 {
 			l.FramesWithDraws++
 		}
+		if i < len(st.Clears) && st.Clears[i] > 0 {
+			l.FramesWithClears++
+		}
 		l.Draws += st.Draws[i]
 	}
 	return l
@@ -502,7 +510,7 @@ func classify(r *Report, st session.StepResult) {
 		return
 	}
 	loop := loopOf(st)
-	dead := loop.FramesWithCallbacks == 0 || loop.FramesWithDraws == 0
+	dead := loop.FramesWithCallbacks == 0 || (loop.FramesWithDraws == 0 && loop.FramesWithClears == 0)
 	// A loop that stopped after an uncaught error also counts as dead.
 	window := max(1, min(10, st.Frames/4))
 	tailAlive := false
@@ -519,7 +527,7 @@ func classify(r *Report, st session.StepResult) {
 	if dead {
 		what := "no animation-frame callback ran"
 		if loop.FramesWithCallbacks > 0 {
-			what = "no WebGL draw call was made"
+			what = "nothing was rendered (no WebGL draw or clear call)"
 		}
 		r.fail(CrashRenderLoopDead, fmt.Sprintf("%s over %d stepped frames", what, st.Frames), 0, 0)
 	}

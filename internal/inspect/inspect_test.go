@@ -63,6 +63,8 @@ func TestOutcomeKinds(t *testing.T) {
 		{"no_webgl.html", CrashNoWebGL, "WebGL context"},
 		{"context_lost.html", CrashWebGLContextLost, "lost"},
 		{"render_loop_dead.html", CrashRenderLoopDead, "no animation-frame callback ran over 30 stepped frames"},
+		{"loop_draws_nothing.html", CrashRenderLoopDead, "nothing was rendered (no WebGL draw or clear call) over 30 stepped frames"},
+		{"clears_only.html", "", ""},
 		{"timeout.html", CrashTimeout, "did not return control"},
 		{"page_crashed.html", CrashPageCrashed, "crashed"},
 		{"does_not_exist.html", CrashLoadFailed, "page not found"},

@@ -314,6 +314,9 @@
   // Draws before the first observation are nobody's to see either.
   let skipDraw = config.skipDraw === true;
   let drawsThisFrame = 0;
+  // clearsThisFrame counts clear calls: a frame that only clears (a
+  // three.js render whose objects are all outside the view) still renders.
+  let clearsThisFrame = 0;
   const gl = { contexts: 0, failed: 0, lost: 0, restored: 0, kinds: [] };
   const drawNames = ['drawArrays', 'drawElements', 'drawArraysInstanced', 'drawElementsInstanced',
     'drawRangeElements', 'clear', 'blitFramebuffer'];
@@ -324,6 +327,7 @@
       if (typeof orig !== 'function') continue;
       ctor.prototype[name] = function () {
         if (name !== 'clear' && name !== 'blitFramebuffer') drawsThisFrame++;
+        else if (name === 'clear') clearsThisFrame++;
         if (skipDraw) return undefined;
         return apply(orig, this, arguments);
       };
@@ -783,6 +787,7 @@
     advanceAnimations(now - before);
     tickWorkers();
     drawsThisFrame = 0;
+    clearsThisFrame = 0;
     const cbs = rafs;
     const n = rafCount;
     rafs = ObjectCreate(null);
@@ -792,7 +797,7 @@
       try { apply(cbs[id], G, [now]); } catch (e) { report(e); }
     }
     runningRafs = null;
-    return { callbacks: n, draws: drawsThisFrame };
+    return { callbacks: n, draws: drawsThisFrame, clears: clearsThisFrame };
   }
 
   // step advances n frames. Draw calls are skipped on every frame but the
@@ -816,9 +821,10 @@
       skipDraw = false;
       for (let i = 0; i < n; i++) {
         drawsThisFrame = 0;
+        clearsThisFrame = 0;
         await new RealPromise((resolve) => realRAF(resolve));
         frame++;
-        put(perFrame, [1, drawsThisFrame]);
+        put(perFrame, [1, drawsThisFrame, clearsThisFrame]);
       }
       now = performance.now();
       return { frame, virtualMs: now, perFrame, netBefore, net: netCalls, pending: pendingLoads };
@@ -827,7 +833,7 @@
       const last = i === n - 1;
       skipDraw = opts.skip === true && !(last && opts.draw === true);
       const r = stepOne();
-      put(perFrame, [r.callbacks, r.draws]);
+      put(perFrame, [r.callbacks, r.draws, r.clears]);
       // A frame that may have asked for the network ends the chunk, so the
       // harness settles the network before the next frame.
       const synced = syncWorkers();

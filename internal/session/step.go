@@ -23,12 +23,16 @@ type StepResult struct {
 	// and WebGL draw calls issued (skipped draws included).
 	Callbacks []int `json:"callbacks"`
 	Draws     []int `json:"draws"`
+	// Clears is per stepped frame the number of WebGL clear calls (skipped
+	// ones included): a frame whose objects are all outside the view makes
+	// no draw call but still clears, and is rendering.
+	Clears []int `json:"-"`
 }
 
 type stepReply struct {
 	Frame     int      `json:"frame"`
 	VirtualMs float64  `json:"virtualMs"`
-	PerFrame  [][2]int `json:"perFrame"`
+	PerFrame  [][3]int `json:"perFrame"`
 	// Dirty: the page made network-capable calls (or has a tracked load
 	// pending) since the harness last saw it settled; nothing was stepped.
 	Dirty bool `json:"dirty"`
@@ -118,6 +122,7 @@ func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error
 		for _, pf := range r.PerFrame {
 			out.Callbacks = append(out.Callbacks, pf[0])
 			out.Draws = append(out.Draws, pf[1])
+			out.Clears = append(out.Clears, pf[2])
 		}
 		out.Frames += stepped
 		out.Frame, out.VirtualMs = r.Frame, r.VirtualMs

@@ -76,6 +76,7 @@ func (s *Session) stepRecorded(ctx context.Context, n int, draw bool) (StepResul
 		out.Frames += r.Frames
 		out.Callbacks = append(out.Callbacks, r.Callbacks...)
 		out.Draws = append(out.Draws, r.Draws...)
+		out.Clears = append(out.Clears, r.Clears...)
 		if r.Frames > 0 {
 			out.Frame, out.VirtualMs = r.Frame, r.VirtualMs
 		}
