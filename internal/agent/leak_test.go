@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -118,7 +119,7 @@ func (e *explorer) Chat(_ context.Context, req llm.Request) (*llm.Response, erro
 func TestNoMessageHoldsContractText(t *testing.T) {
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 32)
+	require.Len(t, tasks, 34)
 	checked := 0
 	for _, tk := range tasks {
 		ws, err := NewWorkspace(tk)
@@ -166,6 +167,9 @@ func TestNoMessageHoldsContractText(t *testing.T) {
 			checked++
 		}
 		for _, dir := range []string{task.SolutionDir, "solutions", task.CandidatesDir} {
+			if notYetWritten(tk.Dir, dir) {
+				continue
+			}
 			lines := fileLines(t, filepath.Join(tk.Dir, dir))
 			require.NotEmpty(t, lines, "%s/%s", tk.ID, dir)
 			for _, l := range lines {
@@ -175,4 +179,12 @@ func TestNoMessageHoldsContractText(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 10000)
+}
+
+// notYetWritten: a new task's alternate solutions (solutions/) are written
+// blind from its prompt after its contract, so the folder may be missing;
+// then none of its lines can leak. Every other folder must be there.
+func notYetWritten(dir, sub string) bool {
+	_, err := os.Stat(filepath.Join(dir, sub))
+	return sub == "solutions" && errors.Is(err, fs.ErrNotExist)
 }

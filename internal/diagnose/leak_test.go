@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -121,7 +122,7 @@ func failedEverywhere(c *contract.Contract, fields []contract.Field) []contract.
 func TestRepairPromptsLeakNothing(t *testing.T) {
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 32)
+	require.Len(t, tasks, 34)
 	rep := &inspect.Report{
 		Crash:    &inspect.Crash{Kind: inspect.CrashTimeout, Message: "the page did not return control within 5s (hung in frame 40)"},
 		Errors:   []session.PageError{{Message: "Uncaught TypeError: zq.render is not a function", URL: session.Origin + "/index.html", Line: 6, Column: 3, Frame: 1}},
@@ -159,6 +160,9 @@ func TestRepairPromptsLeakNothing(t *testing.T) {
 		}
 		lines := map[string][]string{}
 		for _, dir := range []string{task.SolutionDir, "solutions", task.CandidatesDir} {
+			if notYetWritten(tk.Dir, dir) {
+				continue
+			}
 			lines[dir] = fileLines(t, filepath.Join(tk.Dir, dir))
 			require.NotEmpty(t, lines[dir], "%s/%s", tk.ID, dir)
 		}
@@ -180,4 +184,12 @@ func TestRepairPromptsLeakNothing(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 40000)
+}
+
+// notYetWritten: a new task's alternate solutions (solutions/) are written
+// blind from its prompt after its contract, so the folder may be missing;
+// then none of its lines can leak. Every other folder must be there.
+func notYetWritten(dir, sub string) bool {
+	_, err := os.Stat(filepath.Join(dir, sub))
+	return sub == "solutions" && errors.Is(err, fs.ErrNotExist)
 }

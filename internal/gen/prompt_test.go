@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ func starter(t *testing.T) []*task.Task {
 	t.Helper()
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 32)
+	require.Len(t, tasks, 34)
 	return tasks
 }
 
@@ -112,6 +113,9 @@ func TestPromptsLeakNothing(t *testing.T) {
 			checked++
 		}
 		for _, dir := range []string{task.SolutionDir, "solutions", task.CandidatesDir} {
+			if notYetWritten(tk.Dir, dir) {
+				continue
+			}
 			lines := fileLines(t, filepath.Join(tk.Dir, dir))
 			require.NotEmpty(t, lines, "%s/%s", tk.ID, dir)
 			for _, l := range lines {
@@ -127,4 +131,12 @@ func TestPromptDigest(t *testing.T) {
 	p := Prompt{System: "a", User: "b"}
 	require.Equal(t, "59b271ae1bbcb1d31d41929817f4b16fb439eb4f31520b5ad1d5ce98920a7138", p.Digest(), "sha256 of system, NUL, user")
 	require.NotEqual(t, p.Digest(), Prompt{System: "ab"}.Digest())
+}
+
+// notYetWritten: a new task's alternate solutions (solutions/) are written
+// blind from its prompt after its contract, so the folder may be missing;
+// then none of its lines can leak. Every other folder must be there.
+func notYetWritten(dir, sub string) bool {
+	_, err := os.Stat(filepath.Join(dir, sub))
+	return sub == "solutions" && errors.Is(err, fs.ErrNotExist)
 }
