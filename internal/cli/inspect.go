@@ -29,6 +29,7 @@ type InspectOptions struct {
 	JSON       bool
 	NoSkip     bool
 	XR         string
+	XRBackend  string
 	// Video is the folder that receives each page's recording.
 	Video      string
 	VideoEvery int
@@ -104,6 +105,7 @@ array of their reports) and names the pages it did not inspect.
 	f.StringVar(&o.Video, "video", "", "record each page's stepped frames into this folder: <name>.webm (a contact-sheet <name>.png without ffmpeg), named as --screenshot names its PNG")
 	f.IntVar(&o.VideoEvery, "video-every", 1, "with --video, record every n-th stepped frame")
 	f.StringVar(&o.XR, "xr", "", "emulate this XR headset for each page (metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)")
+	f.StringVar(&o.XRBackend, "xr-backend", "", "with --xr, how: iwer (default: any WebXR page) or xrblocks (an XR Blocks app in its own simulator, automation mode)")
 	return cmd
 }
 
@@ -120,6 +122,9 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	if o.VideoEvery < 1 {
 		return usageErr("--video-every must be at least 1")
 	}
+	if o.XRBackend != "" && (o.XR == "" || !slices.Contains(xr.Backends, o.XRBackend)) {
+		return usageErr("--xr-backend %q: want --xr and one of %s", o.XRBackend, strings.Join(xr.Backends, ", "))
+	}
 	if o.XR != "" && !slices.Contains(xr.Profiles, o.XR) {
 		return usageErr("--xr %q: no such headset (one of %s)", o.XR, strings.Join(xr.Profiles, ", "))
 	}
@@ -134,7 +139,7 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	defer b.Close()
 	var preludes []string
 	if o.XR != "" {
-		p, err := xr.Prelude(res, xr.Options{Profile: o.XR})
+		p, err := xr.Prelude(res, xr.Options{Profile: o.XR, Backend: o.XRBackend})
 		if err != nil {
 			return err
 		}
