@@ -64,7 +64,8 @@ turns the sandbox off where it cannot start, and the report says so.
 --xr PROFILE gives each page an emulated XR headset (IWER, vendored; metaQuest3,
 metaQuest2, metaQuestPro or oculusQuest1) installed before its scripts: the page's
 WebXR path runs with no headset and no click, its XR frames on the virtual clock
-(docs/xr.md).
+(docs/xr.md). --xr-backend xrblocks runs an app written with XR Blocks in XR Blocks'
+own simulator instead (automation mode, its rooms and hand models served offline).
 
 --video DIR records every stepped frame (every n-th with --video-every) of each page's
 canvas, drawn as the last frame is, into DIR/<name>.webm (VP9, Debian's ffmpeg; a
@@ -79,7 +80,8 @@ array of their reports) and names the pages it did not inspect.
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
   worldprobe inspect --screenshot shots/ examples/*/index.html
   worldprobe inspect --xr metaQuest3 --json vr-app.html
-  worldprobe inspect --xr metaQuest3 --frames 120 --video clips/ vr-app.html`,
+  worldprobe inspect --xr metaQuest3 --frames 120 --video clips/ vr-app.html
+  worldprobe inspect --xr metaQuest3 --xr-backend xrblocks xrblocks-app.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("inspect needs at least one PAGE")

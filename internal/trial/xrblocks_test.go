@@ -49,6 +49,9 @@ probes:
       - reachTo: {hand: right, object: cube}
       - assert: dist(s.tip, [0.0, 1.2, -1.0]) < 0.001
       - assert: dist(s.tip, [-0.00007667850122, 1.199817145, -1.000088752]) < 0.000001
+      - snapshot: walked
+      - stepControl: {control: {locomotion: {move: [0, 0, 1]}, rightHand: {selectStart: true}}, frames: 4}
+      - assert: s.head == [0.5, 1.6, -0.5] && s.frames == walked.frames + 4.0 && s.selecting
 `
 
 // TestXRBlocksApp: an app written with XR Blocks runs with the XR Blocks
@@ -56,7 +59,8 @@ probes:
 // hand is placed and pinched through the simulator, the app counts the
 // select a frame after the pinch (XR Blocks calls onSelectStart after the
 // scripts' update), the user is teleported, the index fingertip reaches the
-// cube within 1 mm, and three runs give the same verdicts and state hash.
+// cube within 1 mm, a stepControl walks the user 1 m forward over 4
+// frames with the right hand pinching, and three runs give the same verdicts and state hash.
 // A controller step, which the simulator cannot do, stops the run with an
 // infrastructure error naming the backend.
 func TestXRBlocksApp(t *testing.T) {
@@ -77,7 +81,7 @@ func TestXRBlocksApp(t *testing.T) {
 		"interface:0 pass ", "interface:0 pass ", "interface:0 pass ", "interface:0 pass ",
 		"runs:7 pass ", "runs:8 pass ",
 		"hands:14 pass ", "hands:18 pass ", "hands:20 pass ", "hands:23 pass ",
-		"user:28 pass ", "user:30 pass ", "user:34 pass ", "user:35 pass ",
+		"user:28 pass ", "user:30 pass ", "user:34 pass ", "user:35 pass ", "user:38 pass ",
 	}
 	var hashes []string
 	for i := range 3 {
