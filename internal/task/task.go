@@ -366,6 +366,8 @@ func (v *validator) task(t *Task) {
 	}
 	if v.has("xrBackend") && (!slices.Contains(xr.Backends, t.XRBackend) || t.XR == "") {
 		v.errorf(at("xrBackend"), "xrBackend: %q needs xr: and is one of %s", t.XRBackend, strings.Join(xr.Backends, ", "))
+	} else if t.XRBackend == xr.BackendXRBlocks && t.XR != "metaQuest3" {
+		v.errorf(at("xrBackend"), "xrBackend: xrblocks simulates XR Blocks' own device: want xr: metaQuest3")
 	}
 	v.state(t.State)
 	v.params(t)

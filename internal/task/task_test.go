@@ -84,6 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad duration", head + "timeout: soon\n" + state, []string{`task.yaml:5: "soon" is not a duration (write e.g. 30s or 1m30s)`}},
 		{"unknown headset", head + "xr: vision-pro\n" + state, []string{`task.yaml:5: xr: no such headset "vision-pro" (one of metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)`}},
 		{"unknown backend", head + "xr: metaQuest3\nxrBackend: unity\n" + state, []string{`task.yaml:6: xrBackend: "unity" needs xr: and is one of iwer, xrblocks`}},
+		{"XR Blocks on a Quest 2", head + "xr: metaQuest2\nxrBackend: xrblocks\n" + state, []string{`task.yaml:6: xrBackend: xrblocks simulates XR Blocks' own device: want xr: metaQuest3`}},
 		{"backend without a headset", head + "xrBackend: xrblocks\n" + state, []string{`task.yaml:5: xrBackend: "xrblocks" needs xr: and is one of iwer, xrblocks`}},
 		{"syntax", "id: [\n", []string{"task.yaml:1: did not find expected node content"}},
 		{"empty", "", []string{"task.yaml: empty file"}},
