@@ -16,6 +16,32 @@
     }
   } catch (e) { /* the state says the flags are missing */ }
 
+  // XR Blocks always imports its simulator UI, which imports lit. An
+  // import map that does not map lit, or maps it to a URL nothing serves
+  // offline (XR Blocks' templates use GitHub's lit/dist), makes that import
+  // fail after its module was served; the harness never hears it compiled
+  // and waits out its idle allowance on every load. The app's import map is
+  // therefore given the vendored lit (esm.sh's layout, which the resolver
+  // serves whole) before the parser reads it.
+  const LIT = { lit: 'https://esm.sh/lit@3.3.3', 'lit/': 'https://esm.sh/lit@3.3.3/' };
+  try {
+    const mo = new MutationObserver((records) => {
+      for (const r of records) {
+        for (const n of r.addedNodes) {
+          if (n.nodeName !== 'SCRIPT' || n.type !== 'importmap') continue;
+          try {
+            const m = JSON.parse(n.textContent);
+            if (!m || typeof m !== 'object') continue;
+            m.imports = Object.assign({}, m.imports || {}, LIT);
+            n.textContent = JSON.stringify(m);
+          } catch (e) { /* a broken map fails as the page wrote it */ }
+        }
+      }
+    });
+    mo.observe(document, { childList: true, subtree: true });
+    document.addEventListener('DOMContentLoaded', () => mo.disconnect(), { once: true });
+  } catch (e) { /* no observer: the page's map as written */ }
+
   const POSES = { default: 'relaxed', point: 'pointing', pinch: 'pinching', fist: 'fist', 'thumbs-up': 'thumbs_up', 'open-palm': 'neutral' };
   const h = { state: 'pending', error: '', ec: null, loading: null };
   const watch = () => {
