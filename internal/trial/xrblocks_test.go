@@ -69,7 +69,7 @@ func TestXRBlocksApp(t *testing.T) {
 	run := func(contractText string) (*result.Trial, error) {
 		dir := filepath.Join(t.TempDir(), "xr", "xrblocks-cube")
 		tk, c := writeTask(t, dir, map[string]string{
-			"task.yaml": "id: xr/xrblocks-cube\ntitle: XR Blocks cube\ncategory: xr\ndifficulty: D1\nviewport: {width: 640, height: 480}\nxr: metaQuest3\nxrBackend: xrblocks\n" +
+			"task.yaml": "id: xr/xrblocks-cube\ntitle: XR Blocks cube\ncategory: xr\ndifficulty: D1\nviewport: {width: 640, height: 480}\ntimeout: 120s\nxr: metaQuest3\nxrBackend: xrblocks\n" +
 				"state:\n  - {path: frames, type: number}\n  - {path: selects, type: number}\n  - {path: head, type: vec3}\n  - {path: tip, type: vec3}\n",
 			"brief.md":      "# XR Blocks cube\n\nExpose the state.\n",
 			"contract.yaml": contractText,
