@@ -243,3 +243,14 @@ func TestInspectXR(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, `--xr "vision-pro": no such headset`)
 }
+
+// --xr-backend needs --xr and a known backend; both are usage errors,
+// found before any browser starts.
+func TestInspectXRBackendUsage(t *testing.T) {
+	code, _, errOut := execute(t, "inspect", "--xr-backend", "xrblocks", "page.html")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `--xr-backend "xrblocks": want --xr and one of iwer, xrblocks`)
+	code, _, errOut = execute(t, "inspect", "--xr", "metaQuest3", "--xr-backend", "unity", "page.html")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, `--xr-backend "unity": want --xr and one of iwer, xrblocks`)
+}

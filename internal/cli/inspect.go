@@ -29,6 +29,7 @@ type InspectOptions struct {
 	JSON       bool
 	NoSkip     bool
 	XR         string
+	XRBackend  string
 	// Video is the folder that receives each page's recording.
 	Video      string
 	VideoEvery int
@@ -63,7 +64,8 @@ turns the sandbox off where it cannot start, and the report says so.
 --xr PROFILE gives each page an emulated XR headset (IWER, vendored; metaQuest3,
 metaQuest2, metaQuestPro or oculusQuest1) installed before its scripts: the page's
 WebXR path runs with no headset and no click, its XR frames on the virtual clock
-(docs/xr.md).
+(docs/xr.md). --xr-backend xrblocks runs an app written with XR Blocks in XR Blocks'
+own simulator instead (automation mode, its rooms and hand models served offline).
 
 --video DIR records every stepped frame (every n-th with --video-every) of each page's
 canvas, drawn as the last frame is, into DIR/<name>.webm (VP9, Debian's ffmpeg; a
@@ -78,7 +80,8 @@ array of their reports) and names the pages it did not inspect.
   worldprobe inspect --frames 600 --seed 7 --json a.html b.html > report.json
   worldprobe inspect --screenshot shots/ examples/*/index.html
   worldprobe inspect --xr metaQuest3 --json vr-app.html
-  worldprobe inspect --xr metaQuest3 --frames 120 --video clips/ vr-app.html`,
+  worldprobe inspect --xr metaQuest3 --frames 120 --video clips/ vr-app.html
+  worldprobe inspect --xr metaQuest3 --xr-backend xrblocks xrblocks-app.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("inspect needs at least one PAGE")
@@ -104,6 +107,7 @@ array of their reports) and names the pages it did not inspect.
 	f.StringVar(&o.Video, "video", "", "record each page's stepped frames into this folder: <name>.webm (a contact-sheet <name>.png without ffmpeg), named as --screenshot names its PNG")
 	f.IntVar(&o.VideoEvery, "video-every", 1, "with --video, record every n-th stepped frame")
 	f.StringVar(&o.XR, "xr", "", "emulate this XR headset for each page (metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)")
+	f.StringVar(&o.XRBackend, "xr-backend", "", "with --xr, how: iwer (default: any WebXR page) or xrblocks (an XR Blocks app in its own simulator, automation mode)")
 	return cmd
 }
 
@@ -120,6 +124,9 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	if o.VideoEvery < 1 {
 		return usageErr("--video-every must be at least 1")
 	}
+	if o.XRBackend != "" && (o.XR == "" || !slices.Contains(xr.Backends, o.XRBackend)) {
+		return usageErr("--xr-backend %q: want --xr and one of %s", o.XRBackend, strings.Join(xr.Backends, ", "))
+	}
 	if o.XR != "" && !slices.Contains(xr.Profiles, o.XR) {
 		return usageErr("--xr %q: no such headset (one of %s)", o.XR, strings.Join(xr.Profiles, ", "))
 	}
@@ -134,7 +141,7 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	defer b.Close()
 	var preludes []string
 	if o.XR != "" {
-		p, err := xr.Prelude(res, xr.Options{Profile: o.XR})
+		p, err := xr.Prelude(res, xr.Options{Profile: o.XR, Backend: o.XRBackend})
 		if err != nil {
 			return err
 		}

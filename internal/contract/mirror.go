@@ -58,6 +58,10 @@ func stepHand(a Action) string {
 		return s.Hand
 	case *RotateHandStep:
 		return s.Hand
+	case *ApplyControlStep:
+		return s.Control.hand()
+	case *StepControlStep:
+		return s.Control.hand()
 	}
 	return ""
 }
@@ -245,3 +249,9 @@ func (p *parser) handVariants(pr *Probe, n *yaml.Node, what string) []*Probe {
 
 // variantName names one run of a probe declared with hands: mirror.
 func variantName(base, hand string) string { return fmt.Sprintf("%s[%s]", base, hand) }
+
+func (a *ApplyControlStep) mirrored() Action { return &ApplyControlStep{Control: a.Control.mirrored()} }
+
+func (a *StepControlStep) mirrored() Action {
+	return &StepControlStep{Control: a.Control.mirrored(), Frames: a.Frames}
+}

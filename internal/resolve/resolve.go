@@ -180,7 +180,16 @@ func (o esmOptions) query() string {
 // handles such URLs itself. When ok is true and err is not nil the URL is
 // a CDN URL that cannot be served offline (err wraps ErrNotVendored,
 // ErrNoFile or ErrBadPath) and the caller should answer 404.
+//
+// XR Blocks' simulator rooms (jsDelivr's gh/xrblocks/assets route) are
+// answered with worldprobe's own room (SimulatorRoomPackage; see
+// xrblocks.go), whatever the room.
 func (r *Resolver) Resolve(rawURL string) (Result, bool, error) {
+	if u, err := url.Parse(rawURL); err == nil {
+		if res, ok, err := simulatorAsset(u); ok {
+			return res, ok, err
+		}
+	}
 	req, ok, err := r.parseURL(rawURL)
 	if !ok || err != nil {
 		return Result{}, ok, err

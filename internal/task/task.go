@@ -97,6 +97,11 @@ type Task struct {
 	// the page's scripts, immersive sessions granted with no click, XR
 	// frames on the virtual clock (docs/xr.md).
 	XR string `yaml:"xr,omitempty" json:"xr,omitempty"`
+	// XRBackend says how the headset is emulated (one of xr.Backends):
+	// "iwer" (the default) for any WebXR page, "xrblocks" for an app
+	// written with XR Blocks, driven in XR Blocks' own simulator
+	// (docs/xr.md). It needs xr:.
+	XRBackend string `yaml:"xrBackend,omitempty" json:"xr_backend,omitempty"`
 	// State is the state interface the page must expose as window.__3D_STATE__.
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
@@ -358,6 +363,11 @@ func (v *validator) task(t *Task) {
 	}
 	if v.has("xr") && !slices.Contains(xr.Profiles, t.XR) {
 		v.errorf(at("xr"), "xr: no such headset %q (one of %s)", t.XR, strings.Join(xr.Profiles, ", "))
+	}
+	if v.has("xrBackend") && (!slices.Contains(xr.Backends, t.XRBackend) || t.XR == "") {
+		v.errorf(at("xrBackend"), "xrBackend: %q needs xr: and is one of %s", t.XRBackend, strings.Join(xr.Backends, ", "))
+	} else if t.XRBackend == xr.BackendXRBlocks && t.XR != "metaQuest3" {
+		v.errorf(at("xrBackend"), "xrBackend: xrblocks simulates XR Blocks' own device: want xr: metaQuest3")
 	}
 	v.state(t.State)
 	v.params(t)

@@ -26,6 +26,9 @@ type page struct {
 	pixels      image.Image
 	canvasW     float64
 	canvasH     float64
+	// backend is the XR backend the page runs with (xr.Backends), "" until
+	// an XR method asks (onXRBlocks).
+	backend string
 }
 
 // page offers every capability a contract step can ask for.
@@ -251,6 +254,14 @@ func mapErr(err error) error {
 // XRPose moves the emulated headset or a hand (contract.XR); the page has
 // a headset only when its task sets xr:.
 func (p *page) XRPose(ctx context.Context, device string, position, orientation []float64) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil && (device == "left-controller" || device == "right-controller") {
+			err = xrbCannot("place a controller", "XR Blocks' simulator has hands, no controllers")
+		} else if err == nil {
+			err = p.xrbCall(ctx, "pose", []any{device, position, orientation}, nil)
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"device": device, "position": position, "orientation": orientation}, `const o = `+xrDevice+`;
 o.position.set(a.position[0], a.position[1], a.position[2]);
@@ -260,6 +271,12 @@ return {};`, nil)
 
 // XRPinch sets a hand's pinch (contract.XR).
 func (p *page) XRPinch(ctx context.Context, hand string, value float64) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil {
+			err = p.xrbCall(ctx, "select", []any{hand, value}, nil)
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `d.primaryInputMode = 'hand';
 d.hands[a.hand].updatePinchValue(a.value);
@@ -269,6 +286,12 @@ return {};`, nil)
 // XRPinchPose closes a hand's fingers into IWER's pinch pose, remembering
 // the pose it had, or gives that pose back (contract.XR).
 func (p *page) XRPinchPose(ctx context.Context, hand string, closed bool) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		// XR Blocks' simulator closes and opens the fingers itself, over
+		// the frames after the pinch starts or ends; its pinch pose is its
+		// select, so the fingers cannot close first.
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "closed": closed}, `d.primaryInputMode = 'hand';
 const h = d.hands[a.hand], was = '`+xr.PoseBeforePinch+`';
@@ -327,6 +350,13 @@ func (p *page) xrValue(ctx context.Context, arg any, body string, out any) error
 
 // XRPoseOf reads a device's pose (contract.XR).
 func (p *page) XRPoseOf(ctx context.Context, device string) (position, orientation []float64, err error) {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		var v struct{ P, Q []float64 }
+		if err == nil {
+			err = p.xrbCall(ctx, "poseOf", []any{device}, &v)
+		}
+		return v.P, v.Q, err
+	}
 	var v struct{ P, Q []float64 }
 	err = p.xrValue(ctx, map[string]any{"device": device}, `const o = a.device === 'head' ? d : a.device.endsWith('-controller') ? d.controllers[a.device.slice(0, -11)] : d.hands[a.device];
 if (!o) return {err: 'no XR device ' + a.device};
@@ -336,6 +366,9 @@ return {v: {p: [o.position.x, o.position.y, o.position.z], q: [o.quaternion.x, o
 
 // XRInputMode reads the headset's input mode (contract.XR).
 func (p *page) XRInputMode(ctx context.Context) (string, error) {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		return "hand", err // XR Blocks' simulator has hands only
+	}
 	var mode string
 	err := p.xrValue(ctx, nil, `return {v: d.primaryInputMode};`, &mode)
 	return mode, err
@@ -345,6 +378,12 @@ func (p *page) XRInputMode(ctx context.Context) (string, error) {
 // IWER only warns about a button the controller lacks or a binary button
 // given a value between 0 and 1; here both are errors.
 func (p *page) XRController(ctx context.Context, hand string, buttons map[string]float64, thumbstick []float64) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil {
+			err = xrbCannot("press a controller's buttons", "XR Blocks' simulator has hands, no controllers")
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "buttons": buttons, "thumbstick": thumbstick}, `d.primaryInputMode = 'controller';
 const c = d.controllers[a.hand];
@@ -366,6 +405,12 @@ return {};`, nil)
 // XRGesture shapes a hand (contract.XR); the gestures IWER lacks are
 // installed by the prelude (package xr).
 func (p *page) XRGesture(ctx context.Context, hand, pose string) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil {
+			err = p.xrbCall(ctx, "gesture", []any{hand, pose}, nil)
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "pose": pose}, `d.primaryInputMode = 'hand';
 const h = d.hands[a.hand];
@@ -378,6 +423,12 @@ return {};`, nil)
 
 // XRSelect sets the select of a hand's active input (contract.XR).
 func (p *page) XRSelect(ctx context.Context, hand string, value float64) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil {
+			err = p.xrbCall(ctx, "select", []any{hand, value}, nil)
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `if (d.primaryInputMode === 'controller') {
   const c = d.controllers[a.hand];
@@ -396,6 +447,13 @@ return {};`, nil)
 // tracked hand, recomputed from its gesture and pinch, or the translation
 // of a controller's grip offset.
 func (p *page) XRTouchOffset(ctx context.Context, hand string) ([]float64, error) {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		var v []float64
+		if err == nil {
+			err = p.xrbCall(ctx, "touchOffset", []any{hand}, &v)
+		}
+		return v, err
+	}
 	var v []float64
 	err := p.xrValue(ctx, map[string]any{"hand": hand}, `let space;
 if (d.primaryInputMode === 'controller') {
@@ -417,6 +475,12 @@ return {v: [m[12], m[13], m[14]]};`, &v)
 
 // XRLocomote moves the user (contract.XR).
 func (p *page) XRLocomote(ctx context.Context, translation []float64, yaw float64) error {
+	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+		if err == nil {
+			err = p.xrbCall(ctx, "locomote", []any{translation, yaw}, nil)
+		}
+		return err
+	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"t": translation, "yaw": yaw}, `const h = [d.position.x, d.position.y, d.position.z];
 const half = a.yaw * Math.PI / 360, s = Math.sin(half), c = Math.cos(half);
@@ -488,6 +552,12 @@ func (p *page) xrRead(ctx context.Context, what string, out any) error {
 		return mapErr(err)
 	}
 	if raw == nil {
+		if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+			if err == nil {
+				err = xrbCannot("report the WebXR session (xr(), xrEvents(), inView, coverage)", "XR Blocks' simulator runs no WebXR session")
+			}
+			return err
+		}
 		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
 	}
 	if out == nil {

@@ -251,7 +251,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	}
 	var preludes []string
 	if t.XR != "" {
-		p, err := xr.Prelude(j.Resolver, xr.Options{Profile: t.XR})
+		p, err := xr.Prelude(j.Resolver, xr.Options{Profile: t.XR, Backend: t.XRBackend})
 		if err != nil {
 			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
 		}

@@ -30,6 +30,8 @@ var Profiles = []string{"metaQuest3", "metaQuest2", "metaQuestPro", "oculusQuest
 type Options struct {
 	// Profile is one of Profiles; "" is metaQuest3.
 	Profile string
+	// Backend is one of Backends; "" is BackendIWER.
+	Backend string
 }
 
 // gestures is the function that adds worldprobe's hand gestures to IWER's
@@ -64,7 +66,16 @@ func readLib(path string) ([]byte, error) {
 // from the relaxed hand: open-palm, fist, thumbs-up and palm-up.
 // Its hook (window[HookGlobal]) records what the page sees of the headset
 // and the session events it is sent, for the contract's xr() and xrEvents().
+//
+// With Backend BackendXRBlocks it returns the XR Blocks backend's prelude
+// instead (xrblocks.go).
 func Prelude(res *resolve.Resolver, o Options) (string, error) {
+	if err := checkBackend(o.Backend); err != nil {
+		return "", err
+	}
+	if o.Backend == BackendXRBlocks {
+		return xrblocksPrelude(o)
+	}
 	profile := o.Profile
 	if profile == "" {
 		profile = "metaQuest3"
