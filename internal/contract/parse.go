@@ -226,7 +226,7 @@ func (p *parser) contract(data []byte) *Contract {
 			if pr.Base != "" {
 				name = pr.Base
 			}
-			if line, dup := seen[name]; dup && pr.Mirror >= 0 {
+			if line, dup := seen[name]; dup && !pr.later {
 				p.errorf(pn, "probe %s: name already used at line %d", name, line)
 			}
 			seen[name] = pr.Line
@@ -240,7 +240,7 @@ func (p *parser) contract(data []byte) *Contract {
 // probe parses and compiles one probe: one run, or two for hands: mirror.
 func (p *parser) probe(n *yaml.Node) []*Probe {
 	n = resolve(n)
-	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "setup", "steps")
+	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "rooms", "setup", "steps")
 	if fields == nil {
 		return nil
 	}
@@ -284,6 +284,10 @@ func (p *parser) probe(n *yaml.Node) []*Probe {
 	if f, ok := fields["hands"]; ok {
 		hands = p.parseHands(f.value, what)
 	}
+	var rooms []string
+	if f, ok := fields["rooms"]; ok {
+		rooms = p.parseRooms(f.value, what)
+	}
 	before := len(p.errs)
 	names := newStepNames()
 	if f, ok := fields["setup"]; ok {
@@ -304,6 +308,11 @@ func (p *parser) probe(n *yaml.Node) []*Probe {
 	runs := []*Probe{pr}
 	if hands {
 		if runs = p.handVariants(pr, n, what); runs == nil {
+			return []*Probe{pr}
+		}
+	}
+	if len(rooms) > 0 {
+		if runs = p.roomVariants(runs, rooms, n, what); runs == nil {
 			return []*Probe{pr}
 		}
 	}
