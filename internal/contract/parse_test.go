@@ -139,7 +139,7 @@ probes:
     colour: red
     steps:
       - assert: "true"
-`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, hands, setup, steps)`}},
+`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, hands, rooms, setup, steps)`}},
 		{"bad level and reserved name", `
 version: 1
 probes:
