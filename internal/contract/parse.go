@@ -528,8 +528,13 @@ func parseTargetStep(build func(target.Target) Action) func(p *parser, v *yaml.N
 
 // target reads exactly one of the target keys from fields.
 func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
+	return p.targetAmong(v, fields, what, targetKeys())
+}
+
+// targetAmong reads exactly one of the target keys keys from fields.
+func (p *parser) targetAmong(v *yaml.Node, fields map[string]field, what string, keys []string) (Target, bool) {
 	var set []string
-	for _, k := range targetKeys() {
+	for _, k := range keys {
 		if _, ok := fields[k]; ok {
 			set = append(set, k)
 		}
@@ -538,7 +543,7 @@ func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Tar
 		if len(set) == 0 {
 			p.errorf(v, "%s: want a target: one of {selector: …}, {at: [x, y]}, {object: name}, {world: [x, y, z]}", what)
 		} else {
-			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(targetKeys()), strings.Join(set, " and "))
+			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(keys), strings.Join(set, " and "))
 		}
 		return Target{}, false
 	}

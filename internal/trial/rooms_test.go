@@ -35,7 +35,7 @@ func TestXRRoomsPerProbe(t *testing.T) {
 	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "xr", "ar-room")
 	tk, c := writeTask(t, dir, map[string]string{
-		"task.yaml": "id: xr/ar-room\ntitle: AR room\ncategory: xr\ndifficulty: D1\nxr: metaQuest3\nroom: living_room\nstate:\n" +
+		"task.yaml": "id: xr/ar-room\ntitle: AR room\ncategory: xr\ndifficulty: D1\ntimeout: 120s\nxr: metaQuest3\nroom: living_room\nstate:\n" +
 			"  - {path: planes, type: number}\n  - {path: meshes, type: number}\n",
 		"brief.md":          "# AR room\n\nCount the planes.\n",
 		"rooms/corner.json": cornerRoom,
