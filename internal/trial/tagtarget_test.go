@@ -52,6 +52,6 @@ probes:
 	}
 	require.Equal(t, []string{
 		"by_tag pass ", "by_tag pass ",
-		`ambiguous error pointTo left {tag: "grabbable"} (line 13): {tag: "grabbable"} is ambiguous: 2 scene objects have the role "grabbable": object "gem" {role: grabbable, name: gem}, object "ball" {role: grabbable, name: ball}; tag one by its name: target not found`,
+		`ambiguous error pointTo left {tag: "grabbable"} (line 14): {tag: "grabbable"} is ambiguous: 2 scene objects have the role "grabbable": object "gem" {role: grabbable, name: gem}, object "ball" {role: grabbable, name: ball}; tag one by its name: target not found`,
 	}, got)
 }
