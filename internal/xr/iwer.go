@@ -133,6 +133,7 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		room = "  try {\n" +
 			"    device.installSEM(IWER_SEM.SyntheticEnvironmentModule);\n" +
 			"    device.sem.loadEnvironment(JSON.parse(" + string(text) + "));\n" +
+			"    Object.defineProperty(device, " + strconv.Quote(SEMProperty) + ", { value: IWER_SEM, enumerable: false });\n" +
 			"    Object.defineProperty(device, " + strconv.Quote(RoomProperty) + ", { value: " + string(name) + ", enumerable: false });\n" +
 			"  } catch (e) {\n" +
 			"    Object.defineProperty(device, " + strconv.Quote(RoomErrorProperty) + ", { value: String(e && e.stack || e), enumerable: false });\n" +
