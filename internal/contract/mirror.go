@@ -58,6 +58,8 @@ func stepHand(a Action) string {
 		return s.Hand
 	case *RotateHandStep:
 		return s.Hand
+	case *TeleportHandStep:
+		return s.Hand
 	}
 	return ""
 }

@@ -13,7 +13,8 @@ import (
 // TestXRTagTargets: XR steps aim at objects by semantic tag in a real
 // three.js VR app (internal/xr/testdata/xr-world.html, whose gem sits under
 // two rotated, scaled parents): reachTo {tag: gem} puts the right grip on
-// the gem's world position, lookAtTarget {tag: surface} (a role) faces the
+// the gem's world position, teleportHand {tag: table} the left
+// controller's on the table's, lookAtTarget {tag: surface} (a role) faces the
 // table, and {tag: grabbable}, a role two objects share, is an error that
 // names both.
 func TestXRTagTargets(t *testing.T) {
@@ -31,6 +32,8 @@ probes:
       - step: 2
       - reachTo: {hand: right, tag: gem}
       - assert: dist(xr().inputs.filter(i, i.hand == "right")[0].position, object("gem").position) < 0.00001
+      - teleportHand: {hand: left, tag: table}
+      - assert: dist(xr().inputs.filter(i, i.hand == "left")[0].position, object("table").position) < 0.00001
       - lookAtTarget: {tag: surface}
       - assert: facing(xr().head, xr().head.forward, object("table"), 0.001)
   - name: ambiguous
@@ -51,7 +54,7 @@ probes:
 		}
 	}
 	require.Equal(t, []string{
-		"by_tag pass ", "by_tag pass ",
-		`ambiguous error pointTo left {tag: "grabbable"} (line 14): {tag: "grabbable"} is ambiguous: 2 scene objects have the role "grabbable": object "gem" {role: grabbable, name: gem}, object "ball" {role: grabbable, name: ball}; tag one by its name: target not found`,
+		"by_tag pass ", "by_tag pass ", "by_tag pass ",
+		`ambiguous error pointTo left {tag: "grabbable"} (line 16): {tag: "grabbable"} is ambiguous: 2 scene objects have the role "grabbable": object "gem" {role: grabbable, name: gem}, object "ball" {role: grabbable, name: ball}; tag one by its name: target not found`,
 	}, got)
 }
