@@ -30,6 +30,8 @@ type InspectOptions struct {
 	NoSkip     bool
 	XR         string
 	XRBackend  string
+	// Room, with XR, stands the headset in a room (xr.Options.Room).
+	Room string
 	// Video is the folder that receives each page's recording.
 	Video      string
 	VideoEvery int
@@ -66,6 +68,9 @@ metaQuest2, metaQuestPro or oculusQuest1) installed before its scripts: the page
 WebXR path runs with no headset and no click, its XR frames on the virtual clock
 (docs/xr.md). --xr-backend xrblocks runs an app written with XR Blocks in XR Blocks'
 own simulator instead (automation mode, its rooms and hand models served offline).
+(docs/xr.md). --room ROOM stands it in a room its session detects (planes, meshes,
+hit tests): living_room, meeting_room, music_room, office_large, office_small (the
+captures of @iwer/sem, vendored) or a .json room file.
 
 --video DIR records every stepped frame (every n-th with --video-every) of each page's
 canvas, drawn as the last frame is, into DIR/<name>.webm (VP9, Debian's ffmpeg; a
@@ -108,6 +113,7 @@ array of their reports) and names the pages it did not inspect.
 	f.IntVar(&o.VideoEvery, "video-every", 1, "with --video, record every n-th stepped frame")
 	f.StringVar(&o.XR, "xr", "", "emulate this XR headset for each page (metaQuest3, metaQuest2, metaQuestPro, oculusQuest1)")
 	f.StringVar(&o.XRBackend, "xr-backend", "", "with --xr, how: iwer (default: any WebXR page) or xrblocks (an XR Blocks app in its own simulator, automation mode)")
+	f.StringVar(&o.Room, "room", "", "with --xr, stand the headset in this room (living_room, meeting_room, music_room, office_large, office_small, or a .json room file)")
 	return cmd
 }
 
@@ -130,6 +136,12 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	if o.XR != "" && !slices.Contains(xr.Profiles, o.XR) {
 		return usageErr("--xr %q: no such headset (one of %s)", o.XR, strings.Join(xr.Profiles, ", "))
 	}
+	if o.Room != "" && o.XR == "" {
+		return usageErr("--room needs --xr")
+	}
+	if o.Room != "" && !xr.IsRoomName(o.Room) && !xr.RoomFile(o.Room) {
+		return usageErr("--room %q: no such room (one of %s, or a .json file)", o.Room, strings.Join(xr.Rooms, ", "))
+	}
 	w, h, err := o.size()
 	if err != nil {
 		return err
@@ -141,7 +153,7 @@ func runInspect(ctx context.Context, io IO, o *InspectOptions) error {
 	defer b.Close()
 	var preludes []string
 	if o.XR != "" {
-		p, err := xr.Prelude(res, xr.Options{Profile: o.XR, Backend: o.XRBackend})
+		p, err := xr.Prelude(res, xr.Options{Profile: o.XR, Backend: o.XRBackend, Room: o.Room})
 		if err != nil {
 			return err
 		}

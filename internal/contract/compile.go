@@ -101,6 +101,9 @@ func (p *parser) compileProbe(pr *Probe, what string) {
 	if pr.Hand != "" {
 		opts = append(opts, cel.Variable(VarHand, cel.StringType), cel.Variable(VarMirror, cel.DoubleType))
 	}
+	if pr.Room != "" {
+		opts = append(opts, cel.Variable(VarRoom, cel.StringType))
+	}
 	for _, steps := range [][]Step{pr.Setup, pr.Steps} {
 		for _, s := range steps {
 			switch a := s.Action.(type) {

@@ -18,3 +18,8 @@ func TestFakePageConformance(t *testing.T) {
 func TestFakePageXRConformance(t *testing.T) {
 	contracttest.XRConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRPage(fps) })
 }
+
+func TestFakePageXRRoomConformance(t *testing.T) {
+	contracttest.XRRoomConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRRoomPage(fps) })
+	contracttest.XRNoRoomConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRPage(fps) })
+}

@@ -96,6 +96,15 @@ type Probe struct {
 	// Mirror is 1 for the run as written and -1 for the mirrored run of a
 	// probe declared with hands: mirror (the CEL variable mirror), 0 otherwise.
 	Mirror float64
+	// Room is the room this run of a probe declared with rooms: stands in
+	// (as rooms: writes it: one of xr.Rooms or a room file's path relative
+	// to the task folder; the CEL variable room is its RoomLabel), ""
+	// otherwise. Its Name is Base[ROOM], or Base[HAND,ROOM] with hands: mirror.
+	Room string
+	// later is set on every run of a replayed probe (hands: mirror,
+	// rooms:) but the first: its frame budget and name were checked with
+	// the first run's.
+	later bool
 	// holdMs is the contract's HoldMs.
 	holdMs float64
 }
@@ -253,7 +262,7 @@ func (c *Contract) CheckBudget(fps float64, budget int) []error {
 	}
 	var errs []error
 	for _, p := range c.Probes {
-		if p.Mirror < 0 {
+		if p.later {
 			continue // steps as many frames as the run as written, said once
 		}
 		name := p.Name

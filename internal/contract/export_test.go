@@ -6,3 +6,11 @@ func NewFakePage(fps float64) Page { return newFakePage(fps) }
 
 // NewFakeXRPage exports the in-memory page of the XR conformance world.
 func NewFakeXRPage(fps float64) Page { return newFakeXRPage(fps) }
+
+// NewFakeXRRoomPage exports the in-memory page of the XR conformance world
+// with its headset standing in a room.
+func NewFakeXRRoomPage(fps float64) Page {
+	p := newFakeXRPage(fps)
+	p.xr.inRoom = true
+	return p
+}

@@ -372,6 +372,8 @@ type opener struct {
 	pages []*fakePage
 	tweak func(p *fakePage)
 	err   error
+	// rooms are the rooms (RoomOf) the pages were opened in, in order.
+	rooms []string
 }
 
 func (o *opener) open(ctx context.Context, fps float64) (Page, error) {
@@ -379,6 +381,7 @@ func (o *opener) open(ctx context.Context, fps float64) (Page, error) {
 		return nil, o.err
 	}
 	p := newFakePage(fps)
+	o.rooms = append(o.rooms, RoomOf(ctx))
 	if o.tweak != nil {
 		o.tweak(p)
 	}

@@ -35,6 +35,10 @@ type fakeXR struct {
 	head   []float64
 	mode0  string
 	hands  map[string]map[string]any
+	// inRoom is set when the headset stands in a room (fakeroom_test.go);
+	// objects are the boxes added to it, in order.
+	inRoom  bool
+	objects []RoomObject
 }
 
 type fakePose struct{ p, q []float64 }

@@ -62,6 +62,8 @@ func stepHand(a Action) string {
 		return s.Control.hand()
 	case *StepControlStep:
 		return s.Control.hand()
+	case *TeleportHandStep:
+		return s.Hand
 	}
 	return ""
 }
@@ -244,6 +246,7 @@ func (p *parser) handVariants(pr *Probe, n *yaml.Node, what string) []*Probe {
 	m.Setup, m.Steps = mirrorSteps(pr.Setup), mirrorSteps(pr.Steps)
 	pr.Name, pr.Base, pr.Hand, pr.Mirror = variantName(base, hand), base, hand, 1
 	m.Name, m.Base, m.Hand, m.Mirror = variantName(base, otherHand(hand)), base, otherHand(hand), -1
+	m.later = true
 	return []*Probe{pr, &m}
 }
 

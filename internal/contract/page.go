@@ -133,6 +133,37 @@ type XR interface {
 	XRLocomote(ctx context.Context, translation []float64, yaw float64) error
 }
 
+// XRRoom is a page whose XR headset stands in a room (task.yaml room:)
+// that the harness can furnish: boxes added to the room are detected by
+// the page's session as meshes on the next frame, as the room's own are.
+type XRRoom interface {
+	// XRRoomObjects edits the objects the harness added to the room and
+	// returns their ids, in the order they were added. op is "add" (new
+	// ids only), "update" (ids added before: each box is replaced, so the
+	// page sees its mesh removed and a new one added), "remove" (ids) or
+	// "clear" (every added object; the room's own stay). An id that is
+	// already there (add) or not there (update, remove) wraps
+	// [target.ErrNotFound]; a headset in no room is an infrastructure error.
+	XRRoomObjects(ctx context.Context, op string, objects []RoomObject, ids []string) ([]string, error)
+}
+
+// RoomObject is a box added to the XR room: its ID (unique among the added
+// objects), its semantic Label (one of RoomLabels, as WebXR names them),
+// the Position of its centre and its Size [width, height, depth] in metres
+// (local-floor space), turned by Yaw degrees about +y (counter-clockwise
+// seen from above).
+type RoomObject struct {
+	ID       string
+	Label    string
+	Position []float64
+	Size     []float64
+	Yaw      float64
+}
+
+// RoomLabels are the semantic labels a RoomObject may carry: WebXR's names
+// of the labels @iwer/sem maps from its captures' own.
+var RoomLabels = []string{"table", "couch", "shelf", "bed", "lamp", "screen", "plant", "wall art", "other"}
+
 // XRGestures are the hand shapes XR.XRGesture takes. "default" is IWER's
 // relaxed hand, "point" and "pinch" IWER's own poses; the others are
 // derived from the relaxed hand by worldprobe (package xr): "open-palm"

@@ -226,7 +226,7 @@ func (p *parser) contract(data []byte) *Contract {
 			if pr.Base != "" {
 				name = pr.Base
 			}
-			if line, dup := seen[name]; dup && pr.Mirror >= 0 {
+			if line, dup := seen[name]; dup && !pr.later {
 				p.errorf(pn, "probe %s: name already used at line %d", name, line)
 			}
 			seen[name] = pr.Line
@@ -240,7 +240,7 @@ func (p *parser) contract(data []byte) *Contract {
 // probe parses and compiles one probe: one run, or two for hands: mirror.
 func (p *parser) probe(n *yaml.Node) []*Probe {
 	n = resolve(n)
-	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "setup", "steps")
+	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "rooms", "setup", "steps")
 	if fields == nil {
 		return nil
 	}
@@ -284,6 +284,10 @@ func (p *parser) probe(n *yaml.Node) []*Probe {
 	if f, ok := fields["hands"]; ok {
 		hands = p.parseHands(f.value, what)
 	}
+	var rooms []string
+	if f, ok := fields["rooms"]; ok {
+		rooms = p.parseRooms(f.value, what)
+	}
 	before := len(p.errs)
 	names := newStepNames()
 	if f, ok := fields["setup"]; ok {
@@ -304,6 +308,11 @@ func (p *parser) probe(n *yaml.Node) []*Probe {
 	runs := []*Probe{pr}
 	if hands {
 		if runs = p.handVariants(pr, n, what); runs == nil {
+			return []*Probe{pr}
+		}
+	}
+	if len(rooms) > 0 {
+		if runs = p.roomVariants(runs, rooms, n, what); runs == nil {
 			return []*Probe{pr}
 		}
 	}
@@ -519,8 +528,13 @@ func parseTargetStep(build func(target.Target) Action) func(p *parser, v *yaml.N
 
 // target reads exactly one of the target keys from fields.
 func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Target, bool) {
+	return p.targetAmong(v, fields, what, targetKeys())
+}
+
+// targetAmong reads exactly one of the target keys keys from fields.
+func (p *parser) targetAmong(v *yaml.Node, fields map[string]field, what string, keys []string) (Target, bool) {
 	var set []string
-	for _, k := range targetKeys() {
+	for _, k := range keys {
 		if _, ok := fields[k]; ok {
 			set = append(set, k)
 		}
@@ -529,7 +543,7 @@ func (p *parser) target(v *yaml.Node, fields map[string]field, what string) (Tar
 		if len(set) == 0 {
 			p.errorf(v, "%s: want a target: one of {selector: …}, {at: [x, y]}, {object: name}, {world: [x, y, z]}", what)
 		} else {
-			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(targetKeys()), strings.Join(set, " and "))
+			p.errorf(v, "%s: a target has exactly one of %s; this one has %s", what, joinList(keys), strings.Join(set, " and "))
 		}
 		return Target{}, false
 	}

@@ -139,7 +139,7 @@ probes:
     colour: red
     steps:
       - assert: "true"
-`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, hands, setup, steps)`}},
+`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, hands, rooms, setup, steps)`}},
 		{"bad level and reserved name", `
 version: 1
 probes:
@@ -164,7 +164,7 @@ probes:
       - step: 3
         wait: 100
       - assert: "true"
-`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, rayClick, moveHand, rotateHand, applyControl, stepControl; this one has step and wait"}},
+`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl; this one has step and wait"}},
 		{"unknown step key", `
 version: 1
 probes:
@@ -173,8 +173,8 @@ probes:
     steps:
       - tap: {selector: "#x"}
       - assert: "true"
-`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, rayClick, moveHand, rotateHand, applyControl, stepControl, message, attribution)`,
-			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, rayClick, moveHand, rotateHand, applyControl, stepControl"}},
+`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl, message, attribution)`,
+			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, startSelect, endSelect, teleportTo, walk, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl"}},
 		{"message on a non-assert", `
 version: 1
 probes:

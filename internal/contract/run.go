@@ -270,7 +270,12 @@ func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
 // openPage opens a page. On a page failure it records it and returns no
 // page and no error; the error is an infrastructure error.
 func (r *runner) openPage(probe string, fps float64) (Page, error) {
-	page, err := r.open(withProbe(r.ctx, probe), fps)
+	return r.openPageIn(probe, "", fps)
+}
+
+// openPageIn opens a page standing in room ("" for the task's own).
+func (r *runner) openPageIn(probe, room string, fps float64) (Page, error) {
+	page, err := r.open(withRoom(withProbe(r.ctx, probe), room), fps)
 	if err != nil {
 		return nil, r.classify(err, probe, "open", 0)
 	}
@@ -481,7 +486,7 @@ func (r *runner) runProbe(p *Probe) (err error) {
 	if p.FPS > 0 {
 		fps = p.FPS
 	}
-	page, err := r.openPage(p.Name, fps)
+	page, err := r.openPageIn(p.Name, p.Room, fps)
 	if err != nil || r.failure != nil {
 		if r.failure != nil {
 			r.skip(p)
@@ -666,6 +671,9 @@ func (pr *probeRun) evaluate(a *Assertion) (Status, string, error) {
 	}
 	if pr.probe.Hand != "" {
 		vars[VarHand], vars[VarMirror] = pr.probe.Hand, pr.probe.Mirror
+	}
+	if pr.probe.Room != "" {
+		vars[VarRoom] = RoomLabel(pr.probe.Room)
 	}
 	for k, v := range pr.snapshots {
 		vars[k] = v

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -13,9 +14,9 @@ import (
 // share: reading a hand and an XR target, finding a target's world point,
 // and the little quaternion arithmetic that aims a device.
 
-// xrTargetKinds are the target kinds an XR step can aim at: a world point
-// or a scene object (its world position).
-var xrTargetKinds = []target.Kind{target.KindWorld, target.KindObject}
+// xrTargetKinds are the target kinds an XR step can aim at: a world point,
+// a scene object by name or by semantic tag (its world position).
+var xrTargetKinds = []target.Kind{target.KindWorld, target.KindObject, target.KindTag}
 
 // handOf reads the required hand field: "left" or "right".
 func (p *parser) handOf(v *yaml.Node, fields map[string]field, what string) (string, bool) {
@@ -60,10 +61,10 @@ func (p *parser) xrTarget(v *yaml.Node, fields map[string]field, what string) (T
 		}
 	}
 	if n != 1 {
-		p.errorf(v, "%s: want one target: {world: [x, y, z]} or {object: name}", what)
+		p.errorf(v, "%s: want one target: {world: [x, y, z]}, {object: name} or {tag: name}", what)
 		return Target{}, false
 	}
-	return p.target(v, fields, what)
+	return p.targetAmong(v, fields, what, xrTargetKeys())
 }
 
 // xrTargetKeys are the keys of xrTargetKinds.
@@ -90,21 +91,70 @@ func (x *exec) worldPoint(t Target) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		pos, ok := o["position"].([]any)
-		if !ok || len(pos) != 3 {
-			return nil, Infra(fmt.Errorf("object %q: the page described no position", t.Object))
+		return objectPosition(o, t)
+	case target.KindTag:
+		o, err := x.tagged(t.Tag)
+		if err != nil {
+			return nil, err
 		}
-		out := make([]float64, 3)
-		for i, c := range pos {
-			f, ok := c.(float64)
-			if !ok {
-				return nil, Infra(fmt.Errorf("object %q: position %v is not three numbers", t.Object, pos))
-			}
-			out[i] = f
-		}
-		return out, nil
+		return objectPosition(o, t)
 	}
 	return nil, Infra(fmt.Errorf("%s is not an XR target", t))
+}
+
+// tagged describes the one scene object a {tag: name} target names: the
+// object whose semantic tag has that name, or, when no object's has, that
+// role. None is a missing target; more than one an error naming them.
+func (x *exec) tagged(tag string) (map[string]any, error) {
+	sem, err := capability[Semantics](x.page, "semantic tags (to find an XR target by tag)")
+	if err != nil {
+		return nil, err
+	}
+	found, err := sem.Tagged(x.ctx, "", tag)
+	if err != nil {
+		return nil, err
+	}
+	by := "name"
+	if len(found) == 0 {
+		if found, err = sem.Tagged(x.ctx, tag, ""); err != nil {
+			return nil, err
+		}
+		by = "role"
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no scene object's semantic tag has the name or role %q: %w", tag, target.ErrNotFound)
+	case 1:
+		if m, ok := found[0].(map[string]any); ok {
+			return m, nil
+		}
+		return nil, Infra(fmt.Errorf("the object tagged %q is a %T, not a description", tag, found[0]))
+	}
+	var names []string
+	for _, f := range found {
+		m, _ := f.(map[string]any)
+		sem, _ := m["semantic"].(map[string]any)
+		names = append(names, fmt.Sprintf("object %q {role: %v, name: %v}", m["name"], sem["role"], sem["name"]))
+	}
+	return nil, fmt.Errorf("{tag: %q} is ambiguous: %d scene objects have the %s %q: %s; tag one by its name: %w",
+		tag, len(found), by, tag, strings.Join(names, ", "), target.ErrNotFound)
+}
+
+// objectPosition is the world position of a described object.
+func objectPosition(o map[string]any, t Target) ([]float64, error) {
+	pos, ok := o["position"].([]any)
+	if !ok || len(pos) != 3 {
+		return nil, Infra(fmt.Errorf("object %s: the page described no position", t))
+	}
+	out := make([]float64, 3)
+	for i, c := range pos {
+		f, ok := c.(float64)
+		if !ok {
+			return nil, Infra(fmt.Errorf("object %s: position %v is not three numbers", t, pos))
+		}
+		out[i] = f
+	}
+	return out, nil
 }
 
 // activeDevice is the device of a hand's active input: the hand itself

@@ -420,6 +420,11 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	return s.Reload(ctx)
 }
 
+// SetPreludes replaces Config.Preludes from the next Restart on: a trial
+// that stands a probe's headset in another room restarts its tab with
+// that room's prelude.
+func (s *Session) SetPreludes(preludes []string) { s.cfg.Preludes = preludes }
+
 // injectPreludes adds Config.Preludes to every new document, in order,
 // after whatever is injected already (the runtime), through cctx (a
 // context of the page's tab), and keeps their identifiers for Restart.

@@ -3,9 +3,9 @@
 // them to viewport points. It is a leaf package, so that both can name the
 // same type and the same not-found error without importing each other.
 //
-// A target is exactly one of its fields. The kinds it can hold today are
-// those of a mouse on a canvas page; XR targets (a semantic tag, a hand, a
-// controller) join as further fields with their own [Kind].
+// A target is exactly one of its fields. [Kinds] are those of a mouse on
+// a canvas page; [KindTag] is for XR steps only (a hand joint, a hand, a
+// controller join as further fields with their own [Kind]).
 package target
 
 import (
@@ -27,12 +27,15 @@ var ErrNotFound = errors.New("target not found")
 //   - Selector: the centre of the first element matching a CSS selector;
 //   - At: [x, y] in CSS pixels relative to the page's largest canvas;
 //   - Object: the screen position of the named scene object;
-//   - World: [x, y, z] in world space, projected with the active camera.
+//   - World: [x, y, z] in world space, projected with the active camera;
+//   - Tag: the one scene object whose semantic tag (userData.semantic)
+//     has this name or, when none has, this role (XR steps only).
 type Target struct {
 	Selector string    `json:"selector,omitempty"`
 	At       []float64 `json:"at,omitempty"`
 	Object   string    `json:"object,omitempty"`
 	World    []float64 `json:"world,omitempty"`
+	Tag      string    `json:"tag,omitempty"`
 }
 
 // Kind names a way of placing a target; it is the target's key in YAML.
@@ -44,9 +47,12 @@ const (
 	KindAt       Kind = "at"
 	KindObject   Kind = "object"
 	KindWorld    Kind = "world"
+	// KindTag places an XR step's target at a semantically tagged object;
+	// it is not one of Kinds (a pointer does not take it).
+	KindTag Kind = "tag"
 )
 
-// Kinds lists every target kind in documentation order.
+// Kinds lists every target kind of a pointer, in documentation order.
 func Kinds() []Kind { return []Kind{KindSelector, KindAt, KindObject, KindWorld} }
 
 // Dimensions is how many numbers a point kind takes (at: 2, world: 3); 0
@@ -72,6 +78,8 @@ func (t Target) Kind() Kind {
 		return KindObject
 	case t.World != nil:
 		return KindWorld
+	case t.Tag != "":
+		return KindTag
 	}
 	return ""
 }
@@ -84,6 +92,8 @@ func Set(k Kind, name string, point []float64) Target {
 		return Target{Selector: name}
 	case KindObject:
 		return Target{Object: name}
+	case KindTag:
+		return Target{Tag: name}
 	case KindAt:
 		return Target{At: point}
 	case KindWorld:
@@ -104,6 +114,8 @@ func (t Target) String() string {
 		return fmt.Sprintf("{object: %q}", t.Object)
 	case KindWorld:
 		return "{world: " + FormatPoint(t.World) + "}"
+	case KindTag:
+		return fmt.Sprintf("{tag: %q}", t.Tag)
 	}
 	return "{}"
 }

@@ -102,6 +102,11 @@ type Task struct {
 	// written with XR Blocks, driven in XR Blocks' own simulator
 	// (docs/xr.md). It needs xr:.
 	XRBackend string `yaml:"xrBackend,omitempty" json:"xr_backend,omitempty"`
+	// Room, with XR, stands the headset in a room its session detects
+	// (planes, meshes, hit tests): one of xr.Rooms (the captures @iwer/sem
+	// ships, e.g. "living_room") or the path of a room JSON file in the
+	// task folder (docs/xr.md, "Rooms").
+	Room string `yaml:"room,omitempty" json:"room,omitempty"`
 	// State is the state interface the page must expose as window.__3D_STATE__.
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
@@ -253,10 +258,37 @@ func Load(dir string) (*Task, error) {
 	if !slugRE.MatchString(slug) {
 		errs = append(errs, posErr(file, 0, "folder name %q is not a slug (lower-case letters, digits and single dashes)", slug))
 	}
+	if xr.RoomFile(t.Room) {
+		if _, err := os.Stat(filepath.Join(dir, t.Room)); err != nil {
+			errs = append(errs, posErr(file, lineOf(data, "room"), "room %q: no such file in the task folder", t.Room))
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return t, nil
+}
+
+// room checks task.yaml's room: it needs xr:, and names one of xr.Rooms
+// or a .json file inside the task folder.
+func (v *validator) room(t *Task) {
+	switch {
+	case !v.has("xr"):
+		v.errorf(at("room"), "room: a room needs a headset: set xr: too")
+	case xr.IsRoomName(t.Room):
+	case xr.RoomFile(t.Room) && filepath.IsLocal(t.Room):
+	default:
+		v.errorf(at("room"), "room: no such room %q (one of %s, or a .json file in the task folder)", t.Room, strings.Join(xr.Rooms, ", "))
+	}
+}
+
+// RoomSource is the task's room as xr.Options.Room takes it: a capture's
+// name, or its room file's path; "" when the task sets no room.
+func (t *Task) RoomSource() string {
+	if xr.RoomFile(t.Room) {
+		return filepath.Join(t.Dir, t.Room)
+	}
+	return t.Room
 }
 
 // Parse decodes and validates a task.yaml without looking at its folder
@@ -368,6 +400,12 @@ func (v *validator) task(t *Task) {
 		v.errorf(at("xrBackend"), "xrBackend: %q needs xr: and is one of %s", t.XRBackend, strings.Join(xr.Backends, ", "))
 	} else if t.XRBackend == xr.BackendXRBlocks && t.XR != "metaQuest3" {
 		v.errorf(at("xrBackend"), "xrBackend: xrblocks simulates XR Blocks' own device: want xr: metaQuest3")
+	}
+	if v.has("room") {
+		v.room(t)
+		if t.XRBackend == xr.BackendXRBlocks {
+			v.errorf(at("room"), "room: needs the IWER backend (@iwer/sem); XR Blocks' simulator has rooms of its own")
+		}
 	}
 	v.state(t.State)
 	v.params(t)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,4 +48,30 @@ func TestPageXRConformance(t *testing.T) {
 		require.True(t, s.Loaded(), "the XR conformance world loads: %+v", s.Log())
 		return &page{s: s, fps: fps}
 	})
+}
+
+// TestPageXRRoomConformance: the Chromium page furnishes its headset's
+// room through @iwer/sem as the suite says (office_small), and refuses to
+// when the headset stands in no room.
+func TestPageXRRoomConformance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.html")
+	require.NoError(t, os.WriteFile(path, world.XRHTML, 0o644))
+	for _, room := range []string{"office_small", ""} {
+		prelude, err := xr.Prelude(shared.Resolver, xr.Options{Room: room})
+		require.NoError(t, err)
+		open := func(t *testing.T, fps float64) contract.Page {
+			ctx := context.Background()
+			s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: fps, SkipDraw: true,
+				CallTimeout: 120 * time.Second, Preludes: []string{prelude}})
+			require.NoError(t, err)
+			t.Cleanup(s.Close)
+			require.True(t, s.Loaded(), "the XR conformance world loads: %+v", s.Log())
+			return &page{s: s, fps: fps}
+		}
+		if room != "" {
+			contracttest.XRRoomConformance(t, open)
+		} else {
+			contracttest.XRNoRoomConformance(t, open)
+		}
+	}
 }

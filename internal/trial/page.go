@@ -36,6 +36,7 @@ var (
 	_ contract.Page          = (*page)(nil)
 	_ contract.Pointer       = (*page)(nil)
 	_ contract.XR            = (*page)(nil)
+	_ contract.XRRoom        = (*page)(nil)
 	_ contract.Keyboard      = (*page)(nil)
 	_ contract.Inspector     = (*page)(nil)
 	_ contract.Canvas        = (*page)(nil)
@@ -499,6 +500,35 @@ const move = (o) => {
 move(d);
 for (const k of ['left', 'right']) { move(d.hands[k]); move(d.controllers[k]); }
 return {};`, nil)
+}
+
+// XRRoomObjects edits the boxes added to the headset's room through
+// @iwer/sem (contract.XRRoom).
+func (p *page) XRRoomObjects(ctx context.Context, op string, objects []contract.RoomObject, ids []string) ([]string, error) {
+	p.pixels = nil
+	type box struct {
+		ID     string         `json:"id"`
+		Entity map[string]any `json:"entity"`
+	}
+	boxes := []box{}
+	for _, o := range objects {
+		e, err := xr.BoxEntity(o.ID, o.Label, o.Position, o.Size, o.Yaw)
+		if err != nil {
+			return nil, contract.Infra(err)
+		}
+		boxes = append(boxes, box{o.ID, e})
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	var out *[]string
+	if err := p.xrValue(ctx, map[string]any{"op": op, "objects": boxes, "ids": ids}, xr.RoomObjectsJS, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, contract.Infra(errors.New("the headset stands in no room: set room: in the task's task.yaml (docs/xr.md)"))
+	}
+	return *out, nil
 }
 
 // Tagged describes the objects whose semantic tag matches (contract.Semantics).

@@ -249,13 +249,10 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	if logger == nil {
 		logger = slog.Default()
 	}
-	var preludes []string
-	if t.XR != "" {
-		p, err := xr.Prelude(j.Resolver, xr.Options{Profile: t.XR, Backend: t.XRBackend})
-		if err != nil {
-			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
-		}
-		preludes = []string{p}
+	preludesFor := xrPreludes(j.Resolver, t)
+	preludes, err := preludesFor("")
+	if err != nil {
+		return nil, fmt.Errorf("trial %s: %w", in.Key, err)
 	}
 	rep := &inspect.Report{Outcome: inspect.OutcomeOK}
 	var loadTab *session.Session
@@ -303,7 +300,13 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 			}
 		}()
 		open = func(ctx context.Context, fps float64) (contract.Page, error) {
+			// A probe replayed per room (rooms:) stands in its own room.
+			preludes, err := preludesFor(contract.RoomOf(ctx))
+			if err != nil {
+				return nil, contract.Infra(err)
+			}
 			if reused != nil {
+				reused.SetPreludes(preludes)
 				if err := reused.Restart(ctx, fps); err != nil {
 					return nil, mapErr(err)
 				}
@@ -383,6 +386,40 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	tr.Artifacts = art.Names()
 	tr.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return tr, nil
+}
+
+// xrPreludes returns the preludes of the task's pages by room: the
+// task's own ("", task.yaml room:) or a probe's (rooms:, a capture's name
+// or a file relative to the task folder). Each room's prelude is built
+// once per trial. A task without xr: has none, and a probe with rooms:
+// in it is the task's mistake.
+func xrPreludes(res *resolve.Resolver, t *task.Task) func(room string) ([]string, error) {
+	cache := map[string][]string{}
+	return func(room string) ([]string, error) {
+		if t.XR == "" {
+			if room != "" {
+				return nil, fmt.Errorf("the probe's room %s needs a headset: set xr: in the task's task.yaml (docs/xr.md)", room)
+			}
+			return nil, nil
+		}
+		if p, ok := cache[room]; ok {
+			return p, nil
+		}
+		src := t.RoomSource()
+		switch {
+		case room == "":
+		case xr.RoomFile(room):
+			src = filepath.Join(t.Dir, room)
+		default:
+			src = room
+		}
+		p, err := xr.Prelude(res, xr.Options{Profile: t.XR, Backend: t.XRBackend, Room: src})
+		if err != nil {
+			return nil, err
+		}
+		cache[room] = []string{p}
+		return cache[room], nil
+	}
 }
 
 // score puts the judges' verdicts into the trial. The first judge is the

@@ -2,6 +2,7 @@ package xr
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -23,6 +24,15 @@ const DeviceGlobal = "__wpXR"
 // it had before the harness closed its fingers for a pinch.
 const PoseBeforePinch = "__wpPoseBeforePinch"
 
+// RoomProperty is the property of the emulated device that names the room
+// it stands in (Options.Room) once @iwer/sem has loaded it; the device's
+// sem property is @iwer/sem's module.
+const RoomProperty = "__wpRoom"
+
+// RoomErrorProperty is the property of the emulated device that says why
+// its room could not be loaded.
+const RoomErrorProperty = "__wpRoomError"
+
 // Profiles are IWER's device configurations a session may emulate.
 var Profiles = []string{"metaQuest3", "metaQuest2", "metaQuestPro", "oculusQuest1"}
 
@@ -32,6 +42,12 @@ type Options struct {
 	Profile string
 	// Backend is one of Backends; "" is BackendIWER.
 	Backend string
+	// Room, when set, stands the headset in a room: one of Rooms (a
+	// capture @iwer/sem ships) or the path of a room file in @iwer/sem's
+	// scene format (ending in .json). The prelude installs @iwer/sem with
+	// it, so an immersive session detects the room's planes and meshes and
+	// hit-tests against them.
+	Room string
 }
 
 // gestures is the function that adds worldprobe's hand gestures to IWER's
@@ -43,6 +59,22 @@ var gestures string
 // libs holds the IWER builds read, by file: every trial of an XR task
 // builds a prelude, and the 260 KB build does not change during a run.
 var libs sync.Map // path → []byte
+
+// readURL reads the vendored file the resolver serves for url.
+func readURL(res *resolve.Resolver, url string) ([]byte, error) {
+	r, ok, err := res.Resolve(url)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("xr: resolving %s (run 'make setup' to vendor it): ok=%v: %w", url, ok, err)
+	}
+	if r.Body != nil {
+		return r.Body, nil
+	}
+	b, err := readLib(r.File)
+	if err != nil {
+		return nil, fmt.Errorf("xr: reading %s: %w", url, err)
+	}
+	return b, nil
+}
 
 func readLib(path string) ([]byte, error) {
 	if b, ok := libs.Load(path); ok {
@@ -74,6 +106,9 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		return "", err
 	}
 	if o.Backend == BackendXRBlocks {
+		if o.Room != "" {
+			return "", fmt.Errorf("xr: room %s needs the IWER backend (@iwer/sem): XR Blocks' simulator has rooms of its own", o.Room)
+		}
 		return xrblocksPrelude(o)
 	}
 	profile := o.Profile
@@ -83,21 +118,47 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 	if !slices.Contains(Profiles, profile) {
 		return "", fmt.Errorf("xr: unknown device profile %q (one of %v)", profile, Profiles)
 	}
-	r, ok, err := res.Resolve(IWERURL)
-	if err != nil || !ok {
-		return "", fmt.Errorf("xr: resolving %s (run 'make setup' to vendor iwer): ok=%v: %w", IWERURL, ok, err)
+	read := func(url string) ([]byte, error) { return readURL(res, url) }
+	lib, err := read(IWERURL)
+	if err != nil {
+		return "", err
 	}
-	lib := r.Body
-	if lib == nil {
-		if lib, err = readLib(r.File); err != nil {
-			return "", fmt.Errorf("xr: reading IWER: %w", err)
+	room := ""
+	if o.Room != "" {
+		sem, err := read(SEMURL)
+		if err != nil {
+			return "", err
 		}
+		scene, err := roomJSON(read, o.Room)
+		if err != nil {
+			return "", err
+		}
+		text, err := json.Marshal(string(scene))
+		if err != nil {
+			return "", fmt.Errorf("xr: quoting room %s: %w", o.Room, err)
+		}
+		name, err := json.Marshal(o.Room)
+		if err != nil {
+			return "", fmt.Errorf("xr: quoting room %s: %w", o.Room, err)
+		}
+		lib = append(append(slices.Clone(lib), "\n;"...), sem...)
+		// The room is loaded into @iwer/sem before any page script runs;
+		// a room that fails to load leaves the reason on the device.
+		room = "  try {\n" +
+			"    device.installSEM(IWER_SEM.SyntheticEnvironmentModule);\n" +
+			"    device.sem.loadEnvironment(JSON.parse(" + string(text) + "));\n" +
+			"    Object.defineProperty(device, " + strconv.Quote(SEMProperty) + ", { value: IWER_SEM, enumerable: false });\n" +
+			"    Object.defineProperty(device, " + strconv.Quote(RoomProperty) + ", { value: " + string(name) + ", enumerable: false });\n" +
+			"  } catch (e) {\n" +
+			"    Object.defineProperty(device, " + strconv.Quote(RoomErrorProperty) + ", { value: String(e && e.stack || e), enumerable: false });\n" +
+			"  }\n"
 	}
 	return string(lib) + "\n;(function () {\n" +
 		"  if (window !== window.top || typeof IWER === 'undefined' || window." + DeviceGlobal + ") return;\n" +
 		"  const device = new IWER.XRDevice(IWER[" + strconv.Quote(profile) + "]);\n" +
 		"  device.installRuntime({ forceInstall: true });\n" +
 		"  try { (" + gestures + ")(device); } catch (e) { /* no gestures: a gesture step says so */ }\n" +
+		room +
 		"  const xr = navigator.xr;\n" +
 		"  if (xr && typeof xr.offerSession === 'function') {\n" +
 		"    const offer = xr.offerSession;\n" +
