@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/task"
@@ -255,6 +256,11 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 				fmt.Fprintf(io.Out, "  alternate %s: %s\n", a.Style, m)
 			}
 		}
+		if r.Scaffold != nil {
+			for _, m := range r.Scaffold.Problems {
+				fmt.Fprintf(io.Out, "  scaffold: %s\n", m)
+			}
+		}
 		for _, f := range r.Fixtures {
 			if !f.OK {
 				fmt.Fprintf(io.Out, "  fixture %s: %s\n", f.Name, f.Message)
@@ -281,6 +287,14 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 	}
 	for _, r := range reports {
+		if r.Scaffold != nil {
+			fmt.Fprintf(io.Out, "\n%s: scaffold %s\n", r.Task, scaffoldSummary(r.Scaffold))
+			for _, p := range r.Scaffold.Probes {
+				fmt.Fprintf(io.Out, "  %-13s %-40s %s\n", p.Kind, p.Name, map[bool]string{true: "passes on the scaffold", false: "fails on the scaffold"}[p.Passed])
+			}
+		}
+	}
+	for _, r := range reports {
 		if m := r.Mutation; m != nil && m.Equivalent > 0 {
 			fmt.Fprintf(io.Out, "\n%s: %d equivalent mutants (excluded):\n", r.Task, m.Equivalent)
 			for _, mr := range m.Mutants {
@@ -290,4 +304,25 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 			}
 		}
 	}
+}
+
+// scaffoldSummary counts a scaffold check's labelled probes that did what
+// their kind asks: "fail_to_pass 4/4 fail, pass_to_pass 2/2 pass".
+func scaffoldSummary(s *taskcheck.ScaffoldResult) string {
+	var f2p, f2pAs, p2p, p2pAs int
+	for _, p := range s.Probes {
+		switch p.Kind {
+		case contract.KindFailToPass:
+			f2p++
+			if p.As {
+				f2pAs++
+			}
+		case contract.KindPassToPass:
+			p2p++
+			if p.As {
+				p2pAs++
+			}
+		}
+	}
+	return fmt.Sprintf("fail_to_pass %d/%d fail, pass_to_pass %d/%d pass", f2pAs, f2p, p2pAs, p2p)
 }
