@@ -121,7 +121,7 @@ func failedEverywhere(c *contract.Contract, fields []contract.Field) []contract.
 func TestRepairPromptsLeakNothing(t *testing.T) {
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 32)
+	require.Len(t, tasks, 34)
 	rep := &inspect.Report{
 		Crash:    &inspect.Crash{Kind: inspect.CrashTimeout, Message: "the page did not return control within 5s (hung in frame 40)"},
 		Errors:   []session.PageError{{Message: "Uncaught TypeError: zq.render is not a function", URL: session.Origin + "/index.html", Line: 6, Column: 3, Frame: 1}},
@@ -159,6 +159,9 @@ func TestRepairPromptsLeakNothing(t *testing.T) {
 		}
 		lines := map[string][]string{}
 		for _, dir := range []string{task.SolutionDir, "solutions", task.CandidatesDir} {
+			if _, err := os.Stat(filepath.Join(tk.Dir, dir)); dir == task.AlternatesDir && tk.Scaffold != "" && os.IsNotExist(err) {
+				continue // a scaffolded task's blind alternates are not written yet
+			}
 			lines[dir] = fileLines(t, filepath.Join(tk.Dir, dir))
 			require.NotEmpty(t, lines[dir], "%s/%s", tk.ID, dir)
 		}
