@@ -2,6 +2,7 @@ package task
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -31,7 +32,11 @@ func TestStarterSuiteShape(t *testing.T) {
 		require.GreaterOrEqual(t, len(fx), 2, "%s has 2+ fixtures", tk.ID)
 		alts, err := tk.Alternates()
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, len(alts), 2, "%s has 2+ alternate solutions", tk.ID)
+		if _, err := os.Stat(filepath.Join(tk.Dir, AlternatesDir)); tk.Scaffold == "" || !os.IsNotExist(err) {
+			// A scaffolded task's alternates are written blind after it lands:
+			// until its solutions/ folder exists it has none to count.
+			require.GreaterOrEqual(t, len(alts), 2, "%s has 2+ alternate solutions", tk.ID)
+		}
 		reqs, _, err := tk.Requirements()
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, len(reqs), 3, "%s has requirements with ids", tk.ID)
