@@ -66,6 +66,9 @@ tasks; --task keeps those whose ids match a glob):
   - the reference solution passes every assertion ` + fmt.Sprint(taskcheck.ReferenceRuns) + ` times with identical
     verdicts and identical state hashes, and so does every alternate solution
     (solutions/<style>/index.html: the same task solved blind, in another style);
+  - a task with a scaffold (task.yaml's scaffold:) has its scaffold judged
+    once: every probe labelled kind: fail_to_pass must fail on it and every
+    probe labelled kind: pass_to_pass must pass (docs/tasks.md);
   - each candidates/<name>/ fixture fails where its expect.yaml says;
   - mutation testing (unless --no-mutants): up to --max-mutants mutants of the
     reference (see 'worldprobe task mutate --help') are judged. A mutant is
