@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -79,6 +78,19 @@ func fileLines(t *testing.T, dir string) []string {
 	return out
 }
 
+// scaffoldLines are the lines fileLines takes of the task's scaffold
+// folder: the prompt shows them, and a solution shares most of them.
+func scaffoldLines(t *testing.T, tk *task.Task) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	if tk.Scaffold != "" {
+		for _, l := range fileLines(t, filepath.Dir(tk.ScaffoldPath())) {
+			out[l] = true
+		}
+	}
+	return out
+}
+
 // explorer is a model that looks at everything the workspace offers:
 // it lists the files, reads each, greps them, tries to finish with an
 // empty page and gives up in words. It keeps every request it gets.
@@ -139,8 +151,13 @@ func TestNoMessageHoldsContractText(t *testing.T) {
 			Budget: Budget{MaxTurns: DefaultMaxTurns}})
 		require.NoError(t, err)
 		require.NoError(t, ws.Close())
-		require.Equal(t, 5, res.Turns, tk.ID)
-		require.Equal(t, map[string]int{"finish": 1}, res.ToolErrors, "%s: only the finish with an empty page fails", tk.ID)
+		if tk.Scaffold == "" {
+			require.Equal(t, 5, res.Turns, tk.ID)
+			require.Equal(t, map[string]int{"finish": 1}, res.ToolErrors, "%s: only the finish with an empty page fails", tk.ID)
+		} else {
+			require.Equal(t, 4, res.Turns, "%s: index.html starts as the scaffold page, so the finish ends the run", tk.ID)
+			require.Empty(t, res.ToolErrors, tk.ID)
+		}
 
 		// Everything the model was sent but its own turns.
 		var sent strings.Builder
@@ -166,25 +183,18 @@ func TestNoMessageHoldsContractText(t *testing.T) {
 			require.False(t, strings.Contains(text, s), "%s: the model was sent text of contract.yaml: %q", tk.ID, s)
 			checked++
 		}
+		given := scaffoldLines(t, tk)
 		for _, dir := range []string{task.SolutionDir, "solutions", task.CandidatesDir} {
-			if notYetWritten(tk.Dir, dir) {
-				continue
-			}
 			lines := fileLines(t, filepath.Join(tk.Dir, dir))
 			require.NotEmpty(t, lines, "%s/%s", tk.ID, dir)
 			for _, l := range lines {
+				if given[l] {
+					continue // a line the scaffold already shows the model
+				}
 				require.False(t, strings.Contains(text, l), "%s: the model was sent a line of %s/: %q", tk.ID, dir, l)
 				checked++
 			}
 		}
 	}
 	require.Greater(t, checked, 10000)
-}
-
-// notYetWritten: a new task's alternate solutions (solutions/) are written
-// blind from its prompt after its contract, so the folder may be missing;
-// then none of its lines can leak. Every other folder must be there.
-func notYetWritten(dir, sub string) bool {
-	_, err := os.Stat(filepath.Join(dir, sub))
-	return sub == "solutions" && errors.Is(err, fs.ErrNotExist)
 }

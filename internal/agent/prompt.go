@@ -20,13 +20,21 @@ The tools: list_files, read_file and grep read the folder; write_file writes a f
 
 Follow the task exactly: object names, element ids, keys, units, numbers and the state interface must be as it says. If the task leaves a detail open, choose something reasonable; do not ask questions.`
 
-// PromptOf is the prompt of an agent run over t: [Instructions], the
-// task's prompt, and the tools' definitions ([Definitions]), all three in
+// ScaffoldInstructions follow [Instructions] for a task with a scaffold
+// (task.yaml's scaffold:): where the scaffold is in the folder.
+const ScaffoldInstructions = `This task starts from an existing app, its scaffold: index.html is not empty but holds the scaffold page (its source is also in brief.md), and any other file of the scaffold is in the scaffold folder. Change index.html so that it does everything the task asks; it is still judged on its own, as one self-contained page.`
+
+// PromptOf is the prompt of an agent run over t: [Instructions] (and
+// [ScaffoldInstructions] for a task with a scaffold), the task's prompt, and the tools' definitions ([Definitions]), all three in
 // its digest.
 func PromptOf(t *task.Task) (gen.Prompt, error) {
 	user, err := t.Prompt()
 	if err != nil {
 		return gen.Prompt{}, fmt.Errorf("task %s: building its prompt: %w", t.ID, err)
 	}
-	return gen.Prompt{System: Instructions, User: user, Tools: Definitions()}, nil
+	system := Instructions
+	if t.Scaffold != "" {
+		system += "\n\n" + ScaffoldInstructions
+	}
+	return gen.Prompt{System: system, User: user, Tools: Definitions()}, nil
 }

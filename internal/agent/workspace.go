@@ -46,7 +46,9 @@ type Workspace struct {
 }
 
 // NewWorkspace creates the workspace of t: brief.md, state-interface.json
-// and an empty index.html. Close removes it.
+// and an empty index.html. For a task with a scaffold, index.html starts as
+// the scaffold page and the scaffold's other files are in scaffold/. Close
+// removes it.
 func NewWorkspace(t *task.Task) (*Workspace, error) {
 	prompt, err := t.Prompt()
 	if err != nil {
@@ -65,8 +67,24 @@ func NewWorkspace(t *task.Task) (*Workspace, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("opening the agent's workspace: %w", err)
 	}
+	files, err := scaffoldFiles(t)
+	if err != nil {
+		_ = root.Close()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	files[BriefFile], files[InterfaceFile] = []byte(prompt), append(iface, '\n')
+	if _, ok := files[PageFile]; !ok {
+		files[PageFile] = nil
+	}
 	w := &Workspace{Dir: dir, root: root}
-	for name, body := range map[string][]byte{BriefFile: []byte(prompt), InterfaceFile: append(iface, '\n'), PageFile: nil} {
+	for name, body := range files {
+		if dir := path.Dir(name); dir != "." {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				_ = w.Close()
+				return nil, fmt.Errorf("creating the agent's %s: %w", dir, err)
+			}
+		}
 		if err := root.WriteFile(name, body, 0o644); err != nil {
 			_ = w.Close()
 			return nil, fmt.Errorf("writing the agent's %s: %w", name, err)
@@ -259,4 +277,31 @@ func (w *Workspace) Page() ([]byte, error) {
 		return nil, fmt.Errorf("reading the agent's %s: %w", PageFile, err)
 	}
 	return b, nil
+}
+
+// ScaffoldDir holds the scaffold's files other than its page in the
+// workspace of a task with a scaffold.
+const ScaffoldDir = "scaffold"
+
+// scaffoldFiles are the files a task's scaffold puts in a workspace, by
+// workspace path: the scaffold page as index.html, every other scaffold
+// file under scaffold/. None for a task without a scaffold.
+func scaffoldFiles(t *task.Task) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	names, err := t.ScaffoldFiles()
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		body, err := os.ReadFile(filepath.Join(filepath.Dir(t.ScaffoldPath()), filepath.FromSlash(name)))
+		if err != nil {
+			return nil, fmt.Errorf("task %s: reading its scaffold: %w", t.ID, err)
+		}
+		if i == 0 {
+			out[PageFile] = body
+		} else {
+			out[path.Join(ScaffoldDir, name)] = body
+		}
+	}
+	return out, nil
 }

@@ -24,7 +24,8 @@ func newCmdTaskPrompt(io IO) *cobra.Command {
 		Short: "Print the exact prompt a model is given for a task (brief and state interface)",
 		Long: `Prints what a model is told about each TASK (a task folder, or a category or
 suite folder for all its tasks; --task keeps those whose ids match a glob): the brief with its parameters filled in at their defaults,
-followed by the state interface table. Nothing else reaches a model: not the
+followed by the state interface table and, for a task with a scaffold, the
+scaffold's source (the answer is the whole changed page). Nothing else reaches a model: not the
 contract, the reference solution, the alternates or the fixtures.
 
 With --out DIR, writes DIR/<task-id>/prompt.md for each task instead (the

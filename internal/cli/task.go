@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/task"
@@ -65,6 +66,9 @@ tasks; --task keeps those whose ids match a glob):
   - the reference solution passes every assertion ` + fmt.Sprint(taskcheck.ReferenceRuns) + ` times with identical
     verdicts and identical state hashes, and so does every alternate solution
     (solutions/<style>/index.html: the same task solved blind, in another style);
+  - a task with a scaffold (task.yaml's scaffold:) has its scaffold judged
+    once: every probe labelled kind: fail_to_pass must fail on it and every
+    probe labelled kind: pass_to_pass must pass (docs/tasks.md);
   - each candidates/<name>/ fixture fails where its expect.yaml says;
   - mutation testing (unless --no-mutants): up to --max-mutants mutants of the
     reference (see 'worldprobe task mutate --help') are judged. A mutant is
@@ -255,6 +259,11 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 				fmt.Fprintf(io.Out, "  alternate %s: %s\n", a.Style, m)
 			}
 		}
+		if r.Scaffold != nil {
+			for _, m := range r.Scaffold.Problems {
+				fmt.Fprintf(io.Out, "  scaffold: %s\n", m)
+			}
+		}
 		for _, f := range r.Fixtures {
 			if !f.OK {
 				fmt.Fprintf(io.Out, "  fixture %s: %s\n", f.Name, f.Message)
@@ -281,6 +290,14 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 	}
 	for _, r := range reports {
+		if r.Scaffold != nil {
+			fmt.Fprintf(io.Out, "\n%s: scaffold %s\n", r.Task, scaffoldSummary(r.Scaffold))
+			for _, p := range r.Scaffold.Probes {
+				fmt.Fprintf(io.Out, "  %-13s %-40s %s\n", p.Kind, p.Name, map[bool]string{true: "passes on the scaffold", false: "fails on the scaffold"}[p.Passed])
+			}
+		}
+	}
+	for _, r := range reports {
 		if m := r.Mutation; m != nil && m.Equivalent > 0 {
 			fmt.Fprintf(io.Out, "\n%s: %d equivalent mutants (excluded):\n", r.Task, m.Equivalent)
 			for _, mr := range m.Mutants {
@@ -290,4 +307,25 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 			}
 		}
 	}
+}
+
+// scaffoldSummary counts a scaffold check's labelled probes that did what
+// their kind asks: "fail_to_pass 4/4 fail, pass_to_pass 2/2 pass".
+func scaffoldSummary(s *taskcheck.ScaffoldResult) string {
+	var f2p, f2pAs, p2p, p2pAs int
+	for _, p := range s.Probes {
+		switch p.Kind {
+		case contract.KindFailToPass:
+			f2p++
+			if p.As {
+				f2pAs++
+			}
+		case contract.KindPassToPass:
+			p2p++
+			if p.As {
+				p2pAs++
+			}
+		}
+	}
+	return fmt.Sprintf("fail_to_pass %d/%d fail, pass_to_pass %d/%d pass", f2pAs, f2p, p2pAs, p2p)
 }

@@ -70,10 +70,27 @@ type Contract struct {
 // press as surely as one that reacts in its event handlers.
 const DefaultHoldMs = 50
 
+// Probe kinds: how a probe of a task with a scaffold (task.yaml's
+// scaffold:) relates to the scaffold, as SWE-bench labels its tests.
+const (
+	// KindFailToPass marks a probe of the change the task asks for: it
+	// must fail on the scaffold and pass on a solution.
+	KindFailToPass = "fail_to_pass"
+	// KindPassToPass marks a probe of what the scaffold already does and
+	// the change must keep: it must pass on the scaffold and on a solution.
+	KindPassToPass = "pass_to_pass"
+)
+
+// ProbeKinds lists the kinds a probe may be labelled with (kind: in
+// contract.yaml); a probe without one is an ordinary probe.
+func ProbeKinds() []string { return []string{KindFailToPass, KindPassToPass} }
+
 // Probe is one scenario, run in a fresh page load.
 type Probe struct {
 	Name  string
 	Level string
+	// Kind is KindFailToPass, KindPassToPass or "" (an ordinary probe).
+	Kind string
 	// FPS overrides the task's frame rate for this probe; 0 means the task's.
 	FPS         float64
 	Description string

@@ -240,7 +240,7 @@ func (p *parser) contract(data []byte) *Contract {
 // probe parses and compiles one probe: one run, or two for hands: mirror.
 func (p *parser) probe(n *yaml.Node) []*Probe {
 	n = resolve(n)
-	fields := p.mapping(n, "probe", "name", "level", "fps", "description", "covers", "hands", "rooms", "setup", "steps")
+	fields := p.mapping(n, "probe", "name", "level", "kind", "fps", "description", "covers", "hands", "rooms", "setup", "steps")
 	if fields == nil {
 		return nil
 	}
@@ -265,6 +265,14 @@ func (p *parser) probe(n *yaml.Node) []*Probe {
 			p.errorf(f.value, "%s: unknown level %q (want one of %s)", what, lv, joinList(Levels()))
 		}
 		pr.Level = lv
+	}
+	if f, ok := fields["kind"]; ok {
+		if k, ok := p.str(f.value, what+": kind"); ok {
+			if !contains(ProbeKinds(), k) {
+				p.errorf(f.value, "%s: unknown kind %q (want %s, for a task with a scaffold)", what, k, joinList(ProbeKinds()))
+			}
+			pr.Kind = k
+		}
 	}
 	if f, ok := fields["fps"]; ok {
 		if v, ok := p.num(f.value, what+": fps"); ok {

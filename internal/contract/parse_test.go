@@ -139,7 +139,16 @@ probes:
     colour: red
     steps:
       - assert: "true"
-`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, fps, description, covers, hands, rooms, setup, steps)`}},
+`, []string{`contract.yaml:5: probe: unknown field "colour" (want one of name, level, kind, fps, description, covers, hands, rooms, setup, steps)`}},
+		{"unknown kind", `
+version: 1
+probes:
+  - name: a
+    level: state
+    kind: fail_to_fail
+    steps:
+      - assert: "true"
+`, []string{`contract.yaml:5: probe a: unknown kind "fail_to_fail" (want fail_to_pass, pass_to_pass, for a task with a scaffold)`}},
 		{"bad level and reserved name", `
 version: 1
 probes:
@@ -497,4 +506,30 @@ probes:
 		"contract.yaml:5: probe a: covers: x named twice",
 		"contract.yaml:10: probe b: covers: want a list of requirement ids of the brief ([id, …])",
 	}, strings.Split(err.Error(), "\n"))
+}
+
+// TestProbeKind: a probe's kind: label is kept on the probe and on its
+// verdicts; a probe without one has none.
+func TestProbeKind(t *testing.T) {
+	c, err := Parse("", []byte(`
+version: 1
+probes:
+  - name: a
+    level: state
+    kind: fail_to_pass
+    steps:
+      - assert: "true"
+  - name: b
+    level: state
+    kind: pass_to_pass
+    steps:
+      - assert: "true"
+  - name: c
+    level: state
+    steps:
+      - assert: "true"
+`))
+	require.NoError(t, err)
+	require.Equal(t, []string{KindFailToPass, KindPassToPass, ""}, []string{c.Probes[0].Kind, c.Probes[1].Kind, c.Probes[2].Kind})
+	require.Equal(t, KindFailToPass, verdictOf(c.Probes[0], c.Probes[0].Assertions()[0], StatusPass, "").Kind)
 }

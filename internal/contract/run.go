@@ -26,8 +26,10 @@ const (
 
 // Verdict is the outcome of one assertion in one trial.
 type Verdict struct {
-	Probe   string `json:"probe"`
-	Level   string `json:"level"`
+	Probe string `json:"probe"`
+	Level string `json:"level"`
+	// Kind is the probe's kind: KindFailToPass, KindPassToPass or "".
+	Kind    string `json:"kind,omitempty"`
 	Status  Status `json:"status"`
 	Message string `json:"message,omitempty"`
 	// Expr is the assertion as written; for the interface probe, the
@@ -263,7 +265,7 @@ func (r *runner) skip(p *Probe) {
 }
 
 func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
-	return Verdict{Probe: p.Name, Level: p.Level, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
+	return Verdict{Probe: p.Name, Level: p.Level, Kind: p.Kind, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
 		Attribution: a.Attribution, Observes: a.observes}
 }
 

@@ -192,7 +192,7 @@ func (j *rawJudge) Judge(ctx context.Context, env *trial.Env) (*trial.Verdict, e
 	sc := contract.Coverage(res.Verdicts, res.Failure != nil)
 	v := &trial.Verdict{Pass: sc.Pass, VCov: sc.V, ACov: sc.A, SCov: sc.S, TCov: sc.T, Failure: res.Failure}
 	for _, a := range res.Verdicts {
-		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, Status: string(a.Status), Message: a.Message, Expr: a.Expr})
+		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, Kind: a.Kind, Status: string(a.Status), Message: a.Message, Expr: a.Expr})
 	}
 	return v, nil
 }

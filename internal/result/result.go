@@ -42,8 +42,11 @@ func Repairs() []string { return []string{RepairErrorOnly, RepairFeedback} }
 
 // Assertion is the verdict of one assertion of a contract probe.
 type Assertion struct {
-	Probe   string `json:"probe"`
-	Level   string `json:"level"`
+	Probe string `json:"probe"`
+	Level string `json:"level"`
+	// Kind labels a probe of a task with a scaffold: "fail_to_pass",
+	// "pass_to_pass", or empty for an ordinary probe.
+	Kind    string `json:"kind,omitempty"`
 	Status  string `json:"status"`
 	Message string `json:"message"`
 	Expr    string `json:"expr,omitempty"`

@@ -55,6 +55,12 @@ func Lint(t *Task) []Finding {
 	if _, err := os.Stat(t.SolutionPath()); err != nil {
 		out = append(out, Finding{File: t.SolutionPath(), Message: "missing reference solution: " + errText(err)})
 	}
+	if t.Scaffold != "" {
+		if _, err := os.Stat(t.ScaffoldPath()); err != nil {
+			out = append(out, Finding{File: filepath.Join(t.Dir, TaskFile), Line: lineOfFile(filepath.Join(t.Dir, TaskFile), "scaffold"),
+				Message: fmt.Sprintf("scaffold %s: missing page: %s", t.Scaffold, errText(err))})
+		}
+	}
 
 	c, err := contract.Load(t.ContractPath())
 	if err != nil {
@@ -64,6 +70,7 @@ func Lint(t *Task) []Finding {
 			add(err)
 		}
 		out = append(out, lintReads(t, c)...)
+		out = append(out, lintKinds(t, c)...)
 		if brief != nil {
 			out = append(out, lintCoverage(t, c, string(brief))...)
 		}
@@ -247,4 +254,46 @@ func mirrorRuns(c *contract.Contract, base string) []string {
 		}
 	}
 	return out
+}
+
+// lintKinds checks the probes' kind labels: only a task with a scaffold
+// may label probes fail_to_pass or pass_to_pass, and such a task needs at
+// least one fail_to_pass probe (the change it asks for).
+func lintKinds(t *Task, c *contract.Contract) []Finding {
+	var out []Finding
+	f2p := 0
+	seen := map[int]bool{}
+	for _, p := range c.Probes {
+		if p.Kind == contract.KindFailToPass {
+			f2p++
+		}
+		if p.Kind != "" && t.Scaffold == "" && !seen[p.Line] {
+			seen[p.Line] = true
+			out = append(out, Finding{File: c.File, Line: p.Line,
+				Message: fmt.Sprintf("probe %s is labelled %s, but the task has no scaffold: set scaffold: in task.yaml, or drop the kind", probeName(p), p.Kind)})
+		}
+	}
+	if t.Scaffold != "" && f2p == 0 {
+		out = append(out, Finding{File: c.File,
+			Message: "the task has a scaffold but no probe labelled kind: fail_to_pass: label the probes of the change the task asks for"})
+	}
+	return out
+}
+
+// probeName is a probe's name as written in contract.yaml.
+func probeName(p *contract.Probe) string {
+	if p.Base != "" {
+		return p.Base
+	}
+	return p.Name
+}
+
+// lineOfFile is the line of a top-level key of a YAML file, 0 when it
+// cannot be read.
+func lineOfFile(file, key string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	return lineOf(data, key)
 }

@@ -97,13 +97,22 @@ func (t *Task) Brief() (string, error) {
 }
 
 // Prompt is everything the model is told about the task: the rendered
-// brief, without its requirement ids, followed by the state interface.
+// brief, without its requirement ids, followed by the state interface and,
+// for a task with a scaffold, the scaffold's source (PromptScaffold).
 func (t *Task) Prompt() (string, error) {
 	brief, err := t.Brief()
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(StripRequirementIDs(brief), "\n") + "\n\n" + PromptInterface(t), nil
+	out := strings.TrimRight(StripRequirementIDs(brief), "\n") + "\n\n" + PromptInterface(t)
+	scaffold, err := PromptScaffold(t)
+	if err != nil {
+		return "", err
+	}
+	if scaffold != "" {
+		out += "\n" + scaffold
+	}
+	return out, nil
 }
 
 // ErrNoParamsBlock reports a page without a task-params block.

@@ -2,6 +2,9 @@ package task
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
@@ -58,4 +61,82 @@ func PromptInterface(t *Task) string {
 func cell(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// ScaffoldFiles lists the scaffold's files: the scaffold page first, then
+// every other regular file of its folder and below, in path order, as
+// paths relative to that folder (slash separated). Names starting with "."
+// are left out. A task without a scaffold has none.
+func (t *Task) ScaffoldFiles() ([]string, error) {
+	if t.Scaffold == "" {
+		return nil, nil
+	}
+	page := t.ScaffoldPath()
+	if _, err := os.Stat(page); err != nil {
+		return nil, fmt.Errorf("task %s: scaffold: %w", t.ID, err)
+	}
+	dir := filepath.Dir(page)
+	out := []string{filepath.Base(page)}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || p == page {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("task %s: listing the scaffold's folder: %w", t.ID, err)
+	}
+	return out, nil
+}
+
+// PromptScaffold renders the scaffold as the markdown block the prompt
+// builder appends after the state interface: what the answer is (the whole
+// changed page) and the source of every scaffold file, each in a fenced
+// block. It is "" for a task without a scaffold.
+func PromptScaffold(t *Task) (string, error) {
+	files, err := t.ScaffoldFiles()
+	if err != nil || len(files) == 0 {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("## Scaffold\n\n")
+	b.WriteString("You do not start from nothing: the app below exists, and the brief above describes it as it must be after your change. ")
+	b.WriteString("Change it so that it does everything the brief asks, and keep what it already does right working. ")
+	b.WriteString("Your answer is the whole changed page, " + "`" + files[0] + "`" + ": one complete HTML file, not a diff or only the changed parts.")
+	if len(files) > 1 {
+		b.WriteString(" The other files are shown for reference and are not served beside your page: put what it needs from them inside it.")
+	}
+	b.WriteString("\n")
+	dir := filepath.Dir(t.ScaffoldPath())
+	for _, f := range files {
+		src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			return "", fmt.Errorf("task %s: reading the scaffold: %w", t.ID, err)
+		}
+		fence := "```"
+		for strings.Contains(string(src), fence) {
+			fence += "`"
+		}
+		lang := strings.TrimPrefix(filepath.Ext(f), ".")
+		if lang == "js" || lang == "mjs" {
+			lang = "javascript"
+		}
+		text := strings.TrimRight(string(src), "\n")
+		fmt.Fprintf(&b, "\n### %s\n\n%s%s\n%s\n%s\n", f, fence, lang, text, fence)
+	}
+	return b.String(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -107,6 +108,13 @@ type Task struct {
 	// ships, e.g. "living_room") or the path of a room JSON file in the
 	// task folder (docs/xr.md, "Rooms").
 	Room string `yaml:"room,omitempty" json:"room,omitempty"`
+	// Scaffold, when set, is the page the task starts from, relative to
+	// the task folder (conventionally scaffold/index.html): an existing
+	// app with one capability removed or one defect. The prompt holds its
+	// source and every file beside it; the answer is the whole changed
+	// page. Probes may be labelled fail_to_pass or pass_to_pass against it
+	// (docs/tasks.md, "Scaffolded tasks").
+	Scaffold string `yaml:"scaffold,omitempty" json:"scaffold,omitempty"`
 	// State is the state interface the page must expose as window.__3D_STATE__.
 	State []StateField `yaml:"state" json:"state"`
 	// Params are the task's parameters, by name.
@@ -199,6 +207,14 @@ func (t *Task) SolutionPath() string { return filepath.Join(t.Dir, SolutionDir, 
 
 // BriefPath is the task's brief.md.
 func (t *Task) BriefPath() string { return filepath.Join(t.Dir, BriefFile) }
+
+// ScaffoldPath is the scaffold page, "" for a task without one.
+func (t *Task) ScaffoldPath() string {
+	if t.Scaffold == "" {
+		return ""
+	}
+	return filepath.Join(t.Dir, filepath.FromSlash(t.Scaffold))
+}
 
 // Slug is the last part of the id.
 func (t *Task) Slug() string { return t.ID[strings.LastIndexByte(t.ID, '/')+1:] }
@@ -407,8 +423,27 @@ func (v *validator) task(t *Task) {
 			v.errorf(at("room"), "room: needs the IWER backend (@iwer/sem); XR Blocks' simulator has rooms of its own")
 		}
 	}
+	if v.has("scaffold") {
+		v.scaffold(t.Scaffold)
+	}
 	v.state(t.State)
 	v.params(t)
+}
+
+// scaffold checks the scaffold's path: relative, inside the task folder,
+// an HTML page.
+func (v *validator) scaffold(p string) {
+	clean := path.Clean(filepath.ToSlash(p))
+	switch {
+	case strings.TrimSpace(p) == "":
+		v.errorf(at("scaffold"), "scaffold: want the scaffold page's path in the task folder, e.g. scaffold/index.html")
+	case path.IsAbs(clean) || filepath.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../"):
+		v.errorf(at("scaffold"), "scaffold %q: want a path inside the task folder, e.g. scaffold/index.html", p)
+	case !strings.Contains(clean, "/"):
+		v.errorf(at("scaffold"), "scaffold %q: put the scaffold in a folder of its own (e.g. scaffold/index.html): every file beside it goes into the prompt", p)
+	case path.Ext(clean) != ".html":
+		v.errorf(at("scaffold"), "scaffold %q: want an .html page", p)
+	}
 }
 
 func (v *validator) state(fields []StateField) {

@@ -44,6 +44,9 @@ type Report struct {
 	// Alternates are the task's alternate solutions (solutions/<style>/),
 	// each judged ReferenceRuns times like the reference.
 	Alternates []AlternateResult `json:"alternates"`
+	// Scaffold is the check of the task's scaffold (task.yaml's scaffold:),
+	// nil for a task without one.
+	Scaffold *ScaffoldResult `json:"scaffold,omitempty"`
 	// Mutation is set when mutants were run.
 	Mutation *Mutation `json:"mutation,omitempty"`
 	// Partial says what a partial check (Options.OnlyMutants) left out.
@@ -94,6 +97,92 @@ type AlternateResult struct {
 	OK       bool          `json:"ok"`
 	Problems []string      `json:"problems"`
 	Trial    *result.Trial `json:"trial"`
+}
+
+// ScaffoldResult is the check of a task's scaffold: judged once, every
+// probe labelled fail_to_pass must fail on it (at least one assertion that
+// does not pass) and every probe labelled pass_to_pass must pass.
+type ScaffoldResult struct {
+	OK bool `json:"ok"`
+	// Problems are the labelled probes that broke their label, each as
+	// "contract.yaml:LINE: …", and a scaffold that could not be judged.
+	Problems []string `json:"problems"`
+	// Probes are the labelled probes with what the scaffold did in each.
+	Probes []ScaffoldProbe `json:"probes"`
+	Trial  *result.Trial   `json:"trial"`
+}
+
+// ScaffoldProbe is one labelled probe judged on the scaffold.
+type ScaffoldProbe struct {
+	Name string `json:"name"`
+	// Kind is contract.KindFailToPass or contract.KindPassToPass.
+	Kind string `json:"kind"`
+	// Passed: every assertion of the probe passed on the scaffold.
+	Passed bool `json:"passed"`
+	// As says whether the probe did on the scaffold what its kind asks.
+	As bool `json:"as_labelled"`
+}
+
+// judgeScaffold judges t's scaffold once and holds every labelled probe
+// to its kind.
+func judgeScaffold(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, dir string) (*ScaffoldResult, error) {
+	out := &ScaffoldResult{OK: true, Problems: []string{}, Probes: []ScaffoldProbe{}}
+	page := t.ScaffoldPath()
+	if _, err := os.Stat(page); err != nil {
+		out.OK = false
+		out.Problems = append(out.Problems, "no scaffold page: "+err.Error())
+		return out, nil
+	}
+	tr, err := j.Run(ctx, trial.Input{Key: "scaffold", Task: t, Contract: c, Page: page, Params: params,
+		Model: "scaffold", Candidate: "scaffold", Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	out.Trial = tr
+	if tr.Outcome == result.OutcomeInfra {
+		out.OK = false
+		out.Problems = append(out.Problems, "not judged: "+tr.CrashMessage)
+		return out, nil
+	}
+	failed := map[string]bool{}
+	for _, a := range tr.Failed() {
+		failed[a.Probe] = true
+	}
+	crash := ""
+	if tr.Outcome == result.OutcomeCrash {
+		crash = fmt.Sprintf(" (the scaffold crashed: %s: %s)", tr.CrashKind, tr.CrashMessage)
+	}
+	for _, p := range c.Probes {
+		if p.Kind == "" {
+			continue
+		}
+		passed := !failed[p.Name] && tr.Outcome != result.OutcomeCrash
+		sp := ScaffoldProbe{Name: p.Name, Kind: p.Kind, Passed: passed}
+		switch {
+		case p.Kind == contract.KindFailToPass && passed:
+			out.Problems = append(out.Problems, (&contract.PosError{File: c.File, Line: p.Line,
+				Msg: fmt.Sprintf("probe %s is fail_to_pass but passes on the scaffold %s: it does not test the change the task asks for", p.Name, t.Scaffold)}).Error())
+		case p.Kind == contract.KindPassToPass && !passed:
+			out.Problems = append(out.Problems, (&contract.PosError{File: c.File, Line: p.Line,
+				Msg: fmt.Sprintf("probe %s is pass_to_pass but fails on the scaffold %s%s: %s", p.Name, t.Scaffold, crash, firstFailure(tr, p.Name))}).Error())
+		default:
+			sp.As = true
+		}
+		out.Probes = append(out.Probes, sp)
+	}
+	out.OK = len(out.Problems) == 0
+	return out, nil
+}
+
+// firstFailure is the first assertion of probe that did not pass in tr,
+// described for a message.
+func firstFailure(tr *result.Trial, probe string) string {
+	for _, a := range tr.Failed() {
+		if a.Probe == probe {
+			return fmt.Sprintf("%s at line %d: %s", a.Status, a.Line, a.Message)
+		}
+	}
+	return "it did not run"
 }
 
 // solutionCheck is a correct solution judged ReferenceRuns times.
@@ -165,6 +254,9 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
+	if r.Scaffold != nil && !r.Scaffold.OK {
+		return false
+	}
 	// Without fixtures, or with only the mutants asked for by id, a
 	// requirement may be unbroken only for want of them.
 	if r.Mutation != nil && r.Partial == "" && !r.Mutation.chosenByID() && len(r.Unbroken()) > 0 {
@@ -182,7 +274,7 @@ type Options struct {
 	// Jobs is how many mutants are judged at once; 0 means 1.
 	Jobs int
 	// Progress, when set, is told about each trial as it finishes: phase
-	// is "reference run", "alternate <style> run", "fixture" or "mutant",
+	// is "reference run", "alternate <style> run", "scaffold", "fixture" or "mutant",
 	// done of total in that phase.
 	Progress func(task, phase string, done, total int)
 	// ExploreInputs is how many inputs the exploration that confirms an
@@ -268,6 +360,14 @@ func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Ta
 			return false, r.err
 		}
 		rep.Alternates = append(rep.Alternates, AlternateResult{Style: a.Style, OK: r.ok && r.stable, Problems: r.problems, Trial: r.first})
+	}
+	if t.Scaffold != "" {
+		sc, err := judgeScaffold(ctx, j, t, c, params, filepath.Join(work, "scaffold"))
+		if err != nil {
+			return false, err
+		}
+		rep.Scaffold = sc
+		opts.progress(t, "scaffold")(1, 1)
 	}
 	fixtures, err := t.Fixtures()
 	if err != nil {

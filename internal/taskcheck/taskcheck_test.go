@@ -182,3 +182,53 @@ func TestWeakContractIsRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestScaffoldIsJudged: a task with a scaffold has its scaffold judged
+// once; its fail_to_pass probe fails there and its pass_to_pass probe
+// passes, so the check is clean. With the labels swapped, each labelled
+// probe is a problem at its line of contract.yaml, and the check is not
+// clean.
+func TestScaffoldIsJudged(t *testing.T) {
+	dir := filepath.Join("testdata", "suite", "simulation", "mover-scaffold")
+	tk, err := task.Load(dir)
+	require.NoError(t, err)
+	var progress []string
+	rep, err := Check(context.Background(), judge, tk, t.TempDir(), Options{Progress: func(id, phase string, done, total int) {
+		progress = append(progress, fmt.Sprintf("%s %d/%d", phase, done, total))
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"reference run 1/3", "reference run 2/3", "reference run 3/3", "scaffold 1/1"}, progress)
+	require.Empty(t, rep.Lint)
+	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
+	require.NotNil(t, rep.Scaffold)
+	require.Equal(t, []ScaffoldProbe{
+		{Name: "moves_at_speed", Kind: "pass_to_pass", Passed: true, As: true},
+		{Name: "space_stops", Kind: "fail_to_pass", Passed: false, As: true},
+	}, rep.Scaffold.Probes)
+	require.Empty(t, rep.Scaffold.Problems)
+	require.True(t, rep.Scaffold.OK)
+	require.True(t, rep.OK(), "%+v", rep)
+	kinds := map[string]string{}
+	for _, a := range rep.Scaffold.Trial.Assertions {
+		kinds[a.Probe] = a.Kind
+	}
+	require.Equal(t, map[string]string{"interface": "", "moves_at_speed": "pass_to_pass", "space_stops": "fail_to_pass", "box_is_named": ""}, kinds,
+		"the scaffold's result labels its assertions with their probe's kind")
+
+	swapped := filepath.Join(t.TempDir(), "simulation", "mover-scaffold")
+	require.NoError(t, task.CopyTree(dir, swapped))
+	c, err := os.ReadFile(filepath.Join(dir, "contract.yaml"))
+	require.NoError(t, err)
+	c = []byte(strings.NewReplacer("kind: pass_to_pass", "kind: fail_to_pass", "kind: fail_to_pass", "kind: pass_to_pass").Replace(string(c)))
+	require.NoError(t, os.WriteFile(filepath.Join(swapped, "contract.yaml"), c, 0o644))
+	rep = check(t, swapped)
+	require.Empty(t, rep.Lint)
+	require.True(t, rep.ReferenceOK, "%v", rep.ReferenceMsgs)
+	file := filepath.ToSlash(filepath.Join(swapped, "contract.yaml"))
+	require.Equal(t, []string{
+		file + ":3: probe moves_at_speed is fail_to_pass but passes on the scaffold scaffold/index.html: it does not test the change the task asks for",
+		file + ":10: probe space_stops is pass_to_pass but fails on the scaffold scaffold/index.html: fail at line 19: s.x = 0.55, want == 0.25 (stopped.x)",
+	}, rep.Scaffold.Problems)
+	require.False(t, rep.Scaffold.OK)
+	require.False(t, rep.OK())
+}

@@ -93,7 +93,7 @@ func (c *ContractJudge) Judge(ctx context.Context, env *Env) (*Verdict, error) {
 	v := &Verdict{Pass: sc.Pass, VCov: sc.V, ACov: sc.A, SCov: sc.S, TCov: sc.T,
 		Attribution: contract.Attribute(res.Verdicts, crashed), StateHash: hash, Failure: res.Failure}
 	for _, a := range res.Verdicts {
-		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, Status: string(a.Status), Message: a.Message, Expr: a.Expr, Line: a.Line})
+		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, Kind: a.Kind, Status: string(a.Status), Message: a.Message, Expr: a.Expr, Line: a.Line})
 	}
 	return v, nil
 }
