@@ -22,6 +22,10 @@ const (
 	StatusPass  Status = "pass"
 	StatusFail  Status = "fail"
 	StatusError Status = "error" // evaluation error, missing field, action target not found, not run
+	// StatusUnjudged: a check that needs a model (look) could not be
+	// judged: no model, the budget spent, the provider failing after its
+	// retries, a reply without a verdict. Neither passed nor failed.
+	StatusUnjudged Status = "unjudged"
 )
 
 // Verdict is the outcome of one assertion in one trial.
@@ -40,6 +44,14 @@ type Verdict struct {
 	// Observes is set when the assertion reads object, tagged, pixel, region,
 	// objectPixel, dom, inView or coverage.
 	Observes bool `json:"observes,omitempty"`
+	// Kind is "" for a CEL assertion and "look" for a scoped visual
+	// assertion (Expr is then its criterion).
+	Kind string `json:"kind,omitempty"`
+	// Reason is a look's reason from the model, or why it was unjudged;
+	// Image the artifact holding the frame it judged; Model who judged it.
+	Reason string `json:"reason,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // Field is one declared path of a task's state interface, as the
@@ -84,6 +96,12 @@ type Options struct {
 	// pass; the assertions after it get status error. For mutation testing,
 	// where one failure is all that matters.
 	StopAtFirstFailure bool
+	// Looker judges look steps (scoped visual assertions); nil leaves
+	// every look unjudged ("no visual_judge model").
+	Looker Looker
+	// Artifact, when set, stores a file of the run (a look's frame) under
+	// name; the name is what verdicts refer to.
+	Artifact func(name string, data []byte) error
 }
 
 // PixelDigester is implemented by pages that can digest their drawn
@@ -230,7 +248,7 @@ func (r *runner) observe(o Observation) {
 // does not pass stops the run.
 func (r *runner) scored(v Verdict) {
 	r.verdicts = append(r.verdicts, v)
-	if v.Status != StatusPass && r.opts.StopAtFirstFailure && r.stopped == "" {
+	if v.Status != StatusPass && v.Status != StatusUnjudged && r.opts.StopAtFirstFailure && r.stopped == "" {
 		r.stopped = fmt.Sprintf("not run: stopped at the first failure (probe %s, line %d)", v.Probe, v.Line)
 	}
 }
@@ -264,7 +282,7 @@ func (r *runner) skip(p *Probe) {
 
 func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
 	return Verdict{Probe: p.Name, Level: p.Level, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
-		Attribution: a.Attribution, Observes: a.observes}
+		Attribution: a.Attribution, Observes: a.observes, Kind: a.kind}
 }
 
 // openPage opens a page. On a page failure it records it and returns no

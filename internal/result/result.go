@@ -5,11 +5,24 @@ package result
 
 import "time"
 
-// Assertion statuses.
+// Assertion statuses. StatusUnjudged is a model-dependent check (a look
+// step: a scoped visual assertion) that could not be judged — no model
+// for its role, the budget spent, the provider failing after its
+// retries, a reply without a verdict. It counts neither as passed nor as
+// failed: scores and pass are over the judged assertions, stated with
+// the count unjudged (docs/contracts.md, "Unjudged").
 const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
+	StatusPass     = "pass"
+	StatusFail     = "fail"
+	StatusError    = "error"
+	StatusUnjudged = "unjudged"
+)
+
+// Assertion kinds besides a CEL assert (Kind "").
+const (
+	// KindLook is a scoped visual assertion: one frame of the user's view
+	// and one criterion judged by the visual_judge model role.
+	KindLook = "look"
 )
 
 // Trial outcomes. A crash scores zero; its kind is in CrashKind. An
@@ -51,6 +64,15 @@ type Assertion struct {
 	// probe; the trace's "assert" line of the same probe and line holds
 	// the state it evaluated.
 	Line int `json:"line,omitempty"`
+	// Kind is "" for a CEL assertion, KindLook for a scoped visual
+	// assertion, whose Expr is its criterion.
+	Kind string `json:"kind,omitempty"`
+	// Reason is the model's reason for a judged look, or why it was not
+	// judged; Image is the frame it judged, a file in the trial folder;
+	// Model names who judged it ("openai/gpt-4.1").
+	Reason string `json:"reason,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // Trial is one candidate page judged against one task's contract. Its JSON
@@ -85,6 +107,9 @@ type Trial struct {
 	TCov        float64     `json:"t_cov"`
 	Attribution string      `json:"attribution"`
 	Assertions  []Assertion `json:"assertions"`
+	// Unjudged counts the assertions with StatusUnjudged: Pass and the
+	// coverages are over the others.
+	Unjudged int `json:"unjudged,omitempty"`
 	// StateHash digests every state (and, when fingerprinting, scene and
 	// pixels) the contract read, in order: the same page, seed and contract
 	// give the same hash.
@@ -133,11 +158,12 @@ type Video struct {
 // infrastructure error.
 func (t *Trial) Scored() bool { return t.Outcome != OutcomeInfra }
 
-// Failed returns the assertions that did not pass.
+// Failed returns the judged assertions that did not pass (an unjudged one
+// is neither passed nor failed).
 func (t *Trial) Failed() []Assertion {
 	var out []Assertion
 	for _, a := range t.Assertions {
-		if a.Status != StatusPass {
+		if a.Status != StatusPass && a.Status != StatusUnjudged {
 			out = append(out, a)
 		}
 	}
