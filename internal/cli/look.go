@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/judges"
+	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/task"
+)
+
+// lookFlags choose the visual_judge model that judges contracts' look
+// steps (scoped visual assertions).
+type lookFlags struct {
+	ModelsFile    string
+	Record        string
+	Replay        string
+	AllowUnpriced bool
+}
+
+func (l *lookFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&l.ModelsFile, "models", "", "models file for the visual_judge role that judges look steps (default \""+llm.DefaultModelsFile+"\" if present, else built-in defaults)")
+	f.StringVar(&l.Record, "record", "", "record every answered look into `DIR` (docs/models.md)")
+	f.StringVar(&l.Replay, "replay", "", "answer every look from the recordings in `DIR`, offline")
+	f.BoolVar(&l.AllowUnpriced, "allow-unpriced", false, "allow a visual_judge model missing from the pricing table (its cost is then unknown)")
+}
+
+// countLooks is how many look steps the tasks' contracts hold; a contract
+// that cannot be read counts none (the run reports it where it loads it).
+func countLooks(tasks []*task.Task) int {
+	n := 0
+	for _, t := range tasks {
+		c, err := contract.Load(t.ContractPath())
+		if err != nil {
+			continue
+		}
+		n += c.Looks()
+	}
+	return n
+}
+
+// looker is the judge of look steps for the tasks: nil, with a warning
+// on errOut, when no task has one or when the visual_judge role has no
+// model whose key is set (every look is then unjudged). A models file
+// that cannot be read, or a role that cannot be had for another reason,
+// is an error.
+func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (contract.Looker, error) {
+	n := countLooks(tasks)
+	if n == 0 {
+		return nil, nil
+	}
+	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(l.AllowUnpriced)}
+	if l.Record != "" {
+		opts = append(opts, llm.WithRecord(l.Record))
+	}
+	if l.Replay != "" {
+		opts = append(opts, llm.WithReplay(l.Replay))
+	}
+	reg, err := llm.Load(l.ModelsFile, io.Getenv, opts...)
+	if err != nil {
+		return nil, usageErr("--models: %v", err)
+	}
+	infos, err := reg.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var info llm.ModelInfo
+	for _, in := range infos {
+		if in.Role == llm.VisualJudge {
+			info = in.Models[0]
+		}
+	}
+	name := info.Provider + "/" + info.Model
+	if l.Replay == "" && info.KeyRequired && !info.KeyPresent {
+		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)\n",
+			n, llm.VisualJudge, name, info.KeyEnv, reg.Source())
+		return nil, nil
+	}
+	m, err := reg.Role(ctx, llm.VisualJudge)
+	if err != nil {
+		return nil, err
+	}
+	return &judges.Looker{Model: m, ModelName: name}, nil
+}
