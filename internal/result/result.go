@@ -118,7 +118,10 @@ type Trial struct {
 	Artifacts  []string `json:"artifacts,omitempty"`
 	// Videos are the recordings of the probes' pages, one per probe, in
 	// the order run (XR trials, or every trial with run --video).
-	Videos     []Video   `json:"videos,omitempty"`
+	Videos []Video `json:"videos,omitempty"`
+	// Design is the design score of an XR trial's recorded frames (run
+	// --design), apart from pass and the coverages.
+	Design     *Design   `json:"design,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
 	// Retries is how many times the trial was judged again because a
@@ -126,6 +129,29 @@ type Trial struct {
 	// RetryReasons says why, one line per retry.
 	Retries      int      `json:"retries,omitempty"`
 	RetryReasons []string `json:"retry_reasons,omitempty"`
+}
+
+// Design is a trial's design score (run --design): an XR trial's recorded
+// frames rated by the visual_judge model on the ten heuristics of
+// docs/xr-design.md, 1 (poor) to 5 (excellent). It is reported apart from
+// the functional verdict and changes no pass or coverage.
+type Design struct {
+	// Score is the mean of the ten ratings; 0 when unjudged.
+	Score   float64        `json:"score,omitempty"`
+	Ratings []DesignRating `json:"ratings,omitempty"`
+	// Frames are the rated frames, files in the trial folder, in order.
+	Frames []string `json:"frames,omitempty"`
+	Model  string   `json:"model,omitempty"`
+	// Unjudged says why there is no score (no model, budget, provider
+	// failure, a reply without ten ratings); "" when rated.
+	Unjudged string `json:"unjudged,omitempty"`
+}
+
+// DesignRating is one heuristic's rating.
+type DesignRating struct {
+	Heuristic string `json:"heuristic"`
+	Score     int    `json:"score"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Video is one probe's page recorded at the virtual frame rate: a WebM

@@ -56,6 +56,10 @@ type Runner struct {
 	// (see Run). It is asked only when a page's last attempt missed its
 	// deadline under overload.
 	Healthy func(ctx context.Context, within time.Duration) bool
+	// Design, when set, rates the recorded frames of every XR trial that
+	// records video on the XR design heuristics (run --design): the
+	// trial's Design, apart from its verdict.
+	Design DesignRater
 	// Looker judges the look steps of the trials' contracts (scoped visual
 	// assertions, the visual_judge role); nil leaves them unjudged.
 	Looker contract.Looker
@@ -378,6 +382,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		}
 	}
 	score(tr, verdicts)
+	if rec != nil && j.Design != nil && t.XR != "" && tr.Outcome == result.OutcomeOK {
+		if tr.Design, err = rec.design(ctx, art, j.Design); err != nil {
+			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
+		}
+	}
 	if rec != nil {
 		if tr.Videos, err = rec.write(ctx, art); err != nil {
 			return nil, err
