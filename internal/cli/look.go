@@ -11,6 +11,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/judges"
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
 // lookFlags choose the visual_judge model that judges contracts' look
@@ -53,6 +54,33 @@ func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (cont
 	if n == 0 {
 		return nil, nil
 	}
+	m, name, why, err := l.visualModel(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: %s\n", n, why)
+		return nil, nil
+	}
+	return &judges.Looker{Model: m, ModelName: name}, nil
+}
+
+// designRater is the rater of run --design: the visual_judge role, or,
+// with a warning, a rater that leaves every design unjudged saying why.
+func (l *lookFlags) designRater(ctx context.Context, io IO) (trial.DesignRater, error) {
+	m, name, why, err := l.visualModel(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: --design: every design score will be unjudged: %s\n", why)
+	}
+	return &judges.DesignRater{Model: m, ModelName: name, Why: why}, nil
+}
+
+// visualModel is the visual_judge role's model and its name, or no model
+// and why not (its key is not set).
+func (l *lookFlags) visualModel(ctx context.Context, io IO) (llm.Model, string, string, error) {
 	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(l.AllowUnpriced)}
 	if l.Record != "" {
@@ -63,11 +91,11 @@ func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (cont
 	}
 	reg, err := llm.Load(l.ModelsFile, io.Getenv, opts...)
 	if err != nil {
-		return nil, usageErr("--models: %v", err)
+		return nil, "", "", usageErr("--models: %v", err)
 	}
 	infos, err := reg.Describe(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	var info llm.ModelInfo
 	for _, in := range infos {
@@ -77,13 +105,12 @@ func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (cont
 	}
 	name := info.Provider + "/" + info.Model
 	if l.Replay == "" && info.KeyRequired && !info.KeyPresent {
-		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)\n",
-			n, llm.VisualJudge, name, info.KeyEnv, reg.Source())
-		return nil, nil
+		return nil, name, fmt.Sprintf("no visual_judge model is configured: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)",
+			llm.VisualJudge, name, info.KeyEnv, reg.Source()), nil
 	}
 	m, err := reg.Role(ctx, llm.VisualJudge)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
-	return &judges.Looker{Model: m, ModelName: name}, nil
+	return m, name, "", nil
 }

@@ -23,6 +23,8 @@ func TestHTMLLooks(t *testing.T) {
 	tr := &result.Trial{Key: "k-look", Task: "xr/panel", Category: "xr", Difficulty: "D1", Model: "gpt", Candidate: "page",
 		Outcome: result.OutcomeOK, StartedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), DurationMs: 10,
 		VCov: 0.75, ACov: 1, SCov: 2.0 / 3, TCov: 1, Attribution: "state_mismatch", Unjudged: 2,
+		Design: &result.Design{Score: 3.2, Model: "openai/gpt-4.1", Frames: []string{"design-panel-1.png"},
+			Ratings: []result.DesignRating{{Heuristic: "comfort", Score: 5, Reason: "level " + evilScript}, {Heuristic: "depth", Score: 1, Reason: "flat"}}},
 		Assertions: []result.Assertion{
 			{Probe: "interface", Level: "affordance", Status: "pass", Expr: "presenting: boolean"},
 			{Probe: "panel", Level: "state", Status: "pass", Expr: "a white panel ahead", Line: 7, Kind: result.KindLook,
@@ -64,4 +66,16 @@ func TestHTMLLooks(t *testing.T) {
 	failed := got[strings.Index(got, `id="failed"`):strings.Index(got, `id="looks"`)]
 	require.Equal(t, 1, strings.Count(failed, `<div class="assert `), "only the failed look is a failure")
 	require.NotContains(t, got, "<script>alert")
+	require.Contains(t, got, `<p><b>3.2</b> of 5 · rated by <span class="mono">openai/gpt-4.1</span></p>`)
+	require.Contains(t, got, `<tr><td>comfort</td><td class="num">5</td><td>level &lt;script&gt;alert(1)&lt;/script&gt;</td></tr>`)
+	require.Contains(t, got, `<img class="plot" src="design-panel-1.png" alt="a rated frame" width="200">`)
+
+	// An unjudged design says why and shows no score.
+	tr.Design = &result.Design{Unjudged: "no visual_judge model is configured"}
+	require.NoError(t, WriteHTML(filepath.Join(dir, "report.html"), Page{Title: "worldprobe run: looks", Generated: "2026-01-01T00:00:00Z",
+		Sandbox: "Chromium's sandbox", Trials: []*result.Trial{tr}, Dirs: map[string]string{tr.Key: rel}}))
+	page, err = os.ReadFile(filepath.Join(full, "index.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), `<p><span class="chip unjudged">unjudged</span> no visual_judge model is configured</p>`)
+	require.NotContains(t, string(page), " of 5")
 }
