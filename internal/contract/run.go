@@ -102,6 +102,9 @@ type Options struct {
 	// Artifact, when set, stores a file of the run (a look's frame) under
 	// name; the name is what verdicts refer to.
 	Artifact func(name string, data []byte) error
+	// Actor drives act steps (the xr_actor role); nil leaves the
+	// assertions after an act unjudged.
+	Actor Actor
 }
 
 // PixelDigester is implemented by pages that can digest their drawn
@@ -486,6 +489,9 @@ type probeRun struct {
 	// broken is set once an action's target was not found or a setup
 	// assertion failed: the remaining assertions get status error.
 	broken string
+	// unjudged is set once an act could not be driven (no model, the
+	// model could not answer): the remaining assertions are unjudged.
+	unjudged string
 	// pending is set while the page has not run a frame since it loaded or
 	// since the last input: the next read or input steps one frame first.
 	pending bool
@@ -553,6 +559,12 @@ func (pr *probeRun) do(s Step, scored bool) error {
 		}
 		return nil
 	}
+	if pr.unjudged != "" {
+		if a := s.Assertion(); a != nil && scored {
+			pr.scored(verdictOf(pr.probe, a, StatusUnjudged, "unjudged: "+pr.unjudged))
+		}
+		return nil
+	}
 	what := s.Describe()
 	err := pr.settle(s)
 	if err != nil {
@@ -583,6 +595,9 @@ func (pr *probeRun) do(s Step, scored bool) error {
 	}
 	return pr.classify(err, pr.probe.Name, what, s.Line)
 }
+
+// isNotFound reports whether err is an action's target not found.
+func isNotFound(err error) bool { return errors.Is(err, target.ErrNotFound) }
 
 // settle steps one frame before s when s reads or sends input and the page
 // has not run a frame since it loaded or since the last input (Step.Settles).
