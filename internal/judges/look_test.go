@@ -53,6 +53,13 @@ const lookUnjudged = `
 // trial in Chromium, the looks judged by looker.
 func lookTrial(t *testing.T, contractText string, looker contract.Looker) (*result.Trial, string) {
 	t.Helper()
+	return xrTrial(t, contractText, func(r *trial.Runner) { r.Looker = looker })
+}
+
+// xrTrial judges xr-world.html with the contract through a real trial in
+// Chromium, with the runner set up by setup.
+func xrTrial(t *testing.T, contractText string, setup func(*trial.Runner)) (*result.Trial, string) {
+	t.Helper()
 	page, err := filepath.Abs(filepath.Join("..", "xr", "testdata", "xr-world.html"))
 	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "xr", "world")
@@ -69,7 +76,8 @@ func lookTrial(t *testing.T, contractText string, looker contract.Looker) (*resu
 	c, err := contract.Load(tk.ContractPath())
 	require.NoError(t, err)
 	out := t.TempDir()
-	r := &trial.Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }, Looker: looker}
+	r := &trial.Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	setup(r)
 	tr, err := r.Run(context.Background(), trial.Input{Key: "k", Task: tk, Contract: c, Page: page, Model: "m", Candidate: "c", Dir: out})
 	require.NoError(t, err)
 	require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)

@@ -75,6 +75,9 @@ type ContractJudge struct {
 	// Looker judges the contract's look steps (the visual_judge role);
 	// nil leaves them unjudged.
 	Looker contract.Looker
+	// Actor drives the contract's act steps (the xr_actor role); nil
+	// leaves the assertions after them unjudged.
+	Actor contract.Actor
 }
 
 // Name is "contract".
@@ -86,7 +89,7 @@ func (c *ContractJudge) Judge(ctx context.Context, env *Env) (*Verdict, error) {
 	res, err := contract.Run(ctx, c.Contract, env.Open, env.Params, contract.Options{
 		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(), InterfaceRead: env.InterfaceRead,
 		Record: true, Fingerprint: c.Fingerprint, StopAtFirstFailure: c.StopAtFirstFailure,
-		Looker: c.Looker, Artifact: env.Artifacts.Write,
+		Looker: c.Looker, Actor: c.Actor, Artifact: env.Artifacts.Write,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("running the contract of %s: %w", t.ID, err)

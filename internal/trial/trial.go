@@ -63,6 +63,9 @@ type Runner struct {
 	// Looker judges the look steps of the trials' contracts (scoped visual
 	// assertions, the visual_judge role); nil leaves them unjudged.
 	Looker contract.Looker
+	// Actor drives the act steps of the trials' contracts (the xr_actor
+	// role); nil leaves the assertions after them unjudged.
+	Actor contract.Actor
 }
 
 // DefaultRetries is how many times a trial that missed a deadline under
@@ -230,11 +233,11 @@ const TraceFile = "trace.jsonl"
 const ScreenshotFile = "screenshot.png"
 
 // judges are the trial's judges: Judges when set, else the contract.
-func (in Input) judges(looker contract.Looker) []Judge {
+func (in Input) judges(looker contract.Looker, actor contract.Actor) []Judge {
 	if len(in.Judges) > 0 {
 		return in.Judges
 	}
-	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure, Looker: looker}}
+	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure, Looker: looker, Actor: actor}}
 }
 
 // InspectFrames is how many frames the load check steps before the contract runs.
@@ -358,7 +361,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		logger.Debug("the load check read the interface probe's state", "trial", in.Key, "frame", rep.Early.Frame)
 	}
 	var verdicts []*Verdict
-	for _, jd := range in.judges(j.Looker) {
+	for _, jd := range in.judges(j.Looker, j.Actor) {
 		v, err := jd.Judge(ctx, env)
 		if err != nil {
 			return nil, err
