@@ -99,6 +99,8 @@ model role (--models, default models.yaml if present; --record DIR and --replay 
 as for gen; docs/models.md). Without a model for it — its key not set — each look is
 unjudged: neither passed nor failed; pass and the coverages are over the judged
 assertions, and each trial says how many were unjudged (docs/contracts.md).
+Act steps are driven by the xr_actor role of the same models file; without a model for it
+the assertions after each act are unjudged.
 --design rates every recorded XR trial on the ten heuristics of docs/xr-design.md with
 the same role: the mean of ten 1-5 ratings, apart from pass (unjudged without a model).
 
@@ -275,7 +277,11 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		if err != nil {
 			return err
 		}
-		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker}
+		actor, err := o.looks.actor(ctx, io, tasks)
+		if err != nil {
+			return err
+		}
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor}
 		if o.Design {
 			if runner.Design, err = o.looks.designRater(ctx, io); err != nil {
 				return err

@@ -309,3 +309,18 @@ func copySign(a, b float64) float64 {
 	}
 	return a
 }
+
+// Acts counts the contract's act steps, setup included.
+func (c *Contract) Acts() int {
+	n := 0
+	for _, p := range c.Probes {
+		for _, steps := range [][]Step{p.Setup, p.Steps} {
+			for _, s := range steps {
+				if _, ok := s.Action.(*ActStep); ok {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
