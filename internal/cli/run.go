@@ -24,6 +24,12 @@ import (
 // RunOptions are the flags of 'worldprobe run'.
 type RunOptions struct {
 	engineFlags
+	// looks choose the visual_judge model of the contracts' look steps
+	// and of the design score.
+	looks lookFlags
+	// Design rates every XR trial's recorded frames on the XR design
+	// heuristics (docs/xr-design.md).
+	Design     bool
 	Candidates []string
 	Oracle     bool
 	Fixtures   bool
@@ -88,6 +94,16 @@ A --candidates folder with no page for at least half of the tasks is refused (ex
 2) with the paths looked for, unless --allow-missing: each missing page is then a
 no_candidate crash, scored 0, and a warning says so.
 
+A contract's look steps (scoped visual assertions) are judged by the visual_judge
+model role (--models, default models.yaml if present; --record DIR and --replay DIR
+as for gen; docs/models.md). Without a model for it — its key not set — each look is
+unjudged: neither passed nor failed; pass and the coverages are over the judged
+assertions, and each trial says how many were unjudged (docs/contracts.md).
+Act steps are driven by the xr_actor role of the same models file; without a model for it
+the assertions after each act are unjudged.
+--design rates every recorded XR trial on the ten heuristics of docs/xr-design.md with
+the same role: the mean of ten 1-5 ratings, apart from pass (unjudged without a model).
+
 Infrastructure is never scored against a page: a trial whose page misses a harness
 deadline while the machine is overloaded (load average above 1.5 per core) is judged
 again with the deadline doubled, up to twice; if it still misses it with the machine
@@ -132,6 +148,8 @@ says how many trials were retried and why.
 	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")
 	f.IntVar(&o.VideoEvery, "video-every", 1, "record every n-th stepped frame (a clip keeps at most 600 frames: past that it keeps every other one)")
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
+	o.looks.register(f)
+	f.BoolVar(&o.Design, "design", false, "rate every recorded XR trial on the ten XR design heuristics of docs/xr-design.md with the visual_judge role: a 1-5 design score apart from pass")
 	return cmd
 }
 
@@ -255,7 +273,20 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return err
 		}
 		defer b.Close()
-		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video}
+		looker, err := o.looks.looker(ctx, io, tasks)
+		if err != nil {
+			return err
+		}
+		actor, err := o.looks.actor(ctx, io, tasks)
+		if err != nil {
+			return err
+		}
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor}
+		if o.Design {
+			if runner.Design, err = o.looks.designRater(ctx, io); err != nil {
+				return err
+			}
+		}
 		jobs, chromium = b.Jobs(), b.Version()
 		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
 	}

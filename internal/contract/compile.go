@@ -42,6 +42,8 @@ type Assertion struct {
 	readsPixels bool // calls pixel, region or objectPixel
 	usesPage    bool // calls any observation function, scene included
 	reads       []Read
+	// kind is "" for a CEL assertion, "look" for a look step's.
+	kind string
 }
 
 // Observes reports whether the assertion reads the page through object,

@@ -134,9 +134,13 @@ type Step struct {
 	Action Action
 }
 
-// Assertion returns the step's assertion, nil when it is not an assert step.
+// Assertion returns the step's assertion, nil when it is not a step that
+// yields a verdict (assert, look).
 func (s Step) Assertion() *Assertion {
-	if a, ok := s.Action.(*AssertStep); ok {
+	switch a := s.Action.(type) {
+	case *AssertStep:
+		return a.Assertion
+	case *LookStep:
 		return a.Assertion
 	}
 	return nil

@@ -38,8 +38,12 @@ type Scores struct {
 	S float64 `json:"s_cov"`
 	T float64 `json:"t_cov"`
 	V float64 `json:"v_cov"`
-	// Pass is true when the page did not crash and every assertion passed.
-	Pass       bool  `json:"pass"`
+	// Pass is true when the page did not crash and every judged assertion
+	// passed, at least one of them when some are unjudged.
+	Pass bool `json:"pass"`
+	// Unjudged counts the assertions with StatusUnjudged, which are in
+	// no count above: neither passed nor failed.
+	Unjudged   int   `json:"unjudged,omitempty"`
 	Affordance Count `json:"affordance"`
 	State      Count `json:"state"`
 	Transition Count `json:"transition"`
@@ -49,9 +53,16 @@ type Scores struct {
 
 // Coverage scores a trial's verdicts. A crash scores 0 everywhere and does
 // not pass (the counts still show the totals, with nothing passed).
+// Unjudged verdicts are counted apart (Scores.Unjudged) and left out of
+// every ratio; a trial whose every assertion is unjudged does not pass,
+// since nothing was judged.
 func Coverage(verdicts []Verdict, crashed bool) Scores {
 	var s Scores
 	for _, v := range verdicts {
+		if v.Status == StatusUnjudged {
+			s.Unjudged++
+			continue
+		}
 		var c *Count
 		switch v.Level {
 		case LevelAffordance:
@@ -78,7 +89,7 @@ func Coverage(verdicts []Verdict, crashed bool) Scores {
 		return s
 	}
 	s.A, s.S, s.T, s.V = s.Affordance.ratio(), s.State.ratio(), s.Transition.ratio(), s.All.ratio()
-	s.Pass = s.All.Passed == s.All.Total
+	s.Pass = s.All.Passed == s.All.Total && (s.All.Total > 0 || s.Unjudged == 0)
 	return s
 }
 
@@ -94,7 +105,8 @@ func Coverage(verdicts []Verdict, crashed bool) Scores {
 //  5. broken_interaction: a transition failed, or a failed assertion hinted it;
 //  6. other.
 //
-// "Failed" means any status but pass. It returns "" when nothing failed.
+// "Failed" means any status but pass and unjudged. It returns "" when
+// nothing failed.
 func Attribute(verdicts []Verdict, crashed bool) string {
 	if crashed {
 		return AttrCrash
@@ -102,7 +114,7 @@ func Attribute(verdicts []Verdict, crashed bool) string {
 	var failed []Verdict
 	stateOnlyPass := true
 	for _, v := range verdicts {
-		if v.Status == StatusPass {
+		if v.Status == StatusPass || v.Status == StatusUnjudged {
 			continue
 		}
 		failed = append(failed, v)

@@ -253,6 +253,14 @@ type Canvas interface {
 	Region(ctx context.Context, x, y, w, h float64) (map[string]any, error)
 }
 
+// View is a page that renders what its user sees as an image: the XR
+// view camera's picture for a page presenting an XR session (the canvas
+// IWER draws the headset's view into), the page's canvas otherwise.
+type View interface {
+	// ViewPNG is the user's view of the freshly drawn frame, PNG encoded.
+	ViewPNG(ctx context.Context) ([]byte, error)
+}
+
 // ErrUnsupported is wrapped (as an infrastructure error) when a step or
 // an observation needs a capability the page does not offer.
 var ErrUnsupported = errors.New("the page does not offer this")

@@ -22,16 +22,21 @@ const (
 	StatusPass  Status = "pass"
 	StatusFail  Status = "fail"
 	StatusError Status = "error" // evaluation error, missing field, action target not found, not run
+	// StatusUnjudged: a check that needs a model (look) could not be
+	// judged: no model, the budget spent, the provider failing after its
+	// retries, a reply without a verdict. Neither passed nor failed.
+	StatusUnjudged Status = "unjudged"
 )
 
 // Verdict is the outcome of one assertion in one trial.
 type Verdict struct {
 	Probe string `json:"probe"`
 	Level string `json:"level"`
-	// Kind is the probe's kind: KindFailToPass, KindPassToPass or "".
-	Kind    string `json:"kind,omitempty"`
-	Status  Status `json:"status"`
-	Message string `json:"message,omitempty"`
+	// ProbeKind is the probe's label in a task with a scaffold:
+	// KindFailToPass, KindPassToPass or "".
+	ProbeKind string `json:"probe_kind,omitempty"`
+	Status    Status `json:"status"`
+	Message   string `json:"message,omitempty"`
 	// Expr is the assertion as written; for the interface probe, the
 	// checked path and its declared type ("ball.position: vec3").
 	Expr string `json:"expr"`
@@ -42,6 +47,14 @@ type Verdict struct {
 	// Observes is set when the assertion reads object, tagged, pixel, region,
 	// objectPixel, dom, inView or coverage.
 	Observes bool `json:"observes,omitempty"`
+	// Kind is "" for a CEL assertion and "look" for a scoped visual
+	// assertion (Expr is then its criterion).
+	Kind string `json:"kind,omitempty"`
+	// Reason is a look's reason from the model, or why it was unjudged;
+	// Image the artifact holding the frame it judged; Model who judged it.
+	Reason string `json:"reason,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // Field is one declared path of a task's state interface, as the
@@ -86,6 +99,15 @@ type Options struct {
 	// pass; the assertions after it get status error. For mutation testing,
 	// where one failure is all that matters.
 	StopAtFirstFailure bool
+	// Looker judges look steps (scoped visual assertions); nil leaves
+	// every look unjudged ("no visual_judge model").
+	Looker Looker
+	// Artifact, when set, stores a file of the run (a look's frame) under
+	// name; the name is what verdicts refer to.
+	Artifact func(name string, data []byte) error
+	// Actor drives act steps (the xr_actor role); nil leaves the
+	// assertions after an act unjudged.
+	Actor Actor
 }
 
 // PixelDigester is implemented by pages that can digest their drawn
@@ -232,7 +254,7 @@ func (r *runner) observe(o Observation) {
 // does not pass stops the run.
 func (r *runner) scored(v Verdict) {
 	r.verdicts = append(r.verdicts, v)
-	if v.Status != StatusPass && r.opts.StopAtFirstFailure && r.stopped == "" {
+	if v.Status != StatusPass && v.Status != StatusUnjudged && r.opts.StopAtFirstFailure && r.stopped == "" {
 		r.stopped = fmt.Sprintf("not run: stopped at the first failure (probe %s, line %d)", v.Probe, v.Line)
 	}
 }
@@ -265,8 +287,8 @@ func (r *runner) skip(p *Probe) {
 }
 
 func verdictOf(p *Probe, a *Assertion, st Status, msg string) Verdict {
-	return Verdict{Probe: p.Name, Level: p.Level, Kind: p.Kind, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
-		Attribution: a.Attribution, Observes: a.observes}
+	return Verdict{Probe: p.Name, Level: p.Level, ProbeKind: p.Kind, Status: st, Message: msg, Expr: a.Expr, Line: a.Line,
+		Attribution: a.Attribution, Observes: a.observes, Kind: a.kind}
 }
 
 // openPage opens a page. On a page failure it records it and returns no
@@ -475,6 +497,9 @@ type probeRun struct {
 	// broken is set once an action's target was not found or a setup
 	// assertion failed: the remaining assertions get status error.
 	broken string
+	// unjudged is set once an act could not be driven (no model, the
+	// model could not answer): the remaining assertions are unjudged.
+	unjudged string
 	// pending is set while the page has not run a frame since it loaded or
 	// since the last input: the next read or input steps one frame first.
 	pending bool
@@ -542,6 +567,12 @@ func (pr *probeRun) do(s Step, scored bool) error {
 		}
 		return nil
 	}
+	if pr.unjudged != "" {
+		if a := s.Assertion(); a != nil && scored {
+			pr.scored(verdictOf(pr.probe, a, StatusUnjudged, "unjudged: "+pr.unjudged))
+		}
+		return nil
+	}
 	what := s.Describe()
 	err := pr.settle(s)
 	if err != nil {
@@ -572,6 +603,9 @@ func (pr *probeRun) do(s Step, scored bool) error {
 	}
 	return pr.classify(err, pr.probe.Name, what, s.Line)
 }
+
+// isNotFound reports whether err is an action's target not found.
+func isNotFound(err error) bool { return errors.Is(err, target.ErrNotFound) }
 
 // settle steps one frame before s when s reads or sends input and the page
 // has not run a frame since it loaded or since the last input (Step.Settles).

@@ -122,7 +122,7 @@ func FeedbackFindings(c *contract.Contract, verdicts []contract.Verdict, loadCra
 	index := map[string]int{}
 	unnamed := 0
 	for _, v := range verdicts {
-		if v.Status == contract.StatusPass || v.Status == contract.StatusError && (loadCrash != "" || failure != nil) {
+		if v.Status == contract.StatusPass || v.Status == contract.StatusUnjudged || v.Status == contract.StatusError && (loadCrash != "" || failure != nil) {
 			continue
 		}
 		msg := messages[fmt.Sprintf("%s\x00%d", v.Probe, v.Line)]

@@ -108,6 +108,9 @@ func Failures(w io.Writer, trials []*result.Trial) {
 		case result.OutcomeInfra:
 			what = "infrastructure error, not scored"
 		}
+		if t.Unjudged > 0 && t.Outcome == result.OutcomeOK {
+			what += fmt.Sprintf(" (%d unjudged)", t.Unjudged)
+		}
 		fmt.Fprintf(w, "%s  %s/%s: %s\n", t.Task, t.Model, t.Candidate, what)
 		if t.CrashMessage != "" {
 			fmt.Fprintf(w, "    %s\n", t.CrashMessage)

@@ -32,16 +32,20 @@ const (
 
 // trialView is what a trial page shows.
 type trialView struct {
-	Head      headView
-	Report    string // the report, relative to the page
-	T         *result.Trial
-	Column    string
-	Class     string
-	Mark      string
-	Crash     *crashView
-	Failed    []assertionView
-	NotRun    []result.Assertion
-	Passed    []result.Assertion
+	Head   headView
+	Report string // the report, relative to the page
+	T      *result.Trial
+	Column string
+	Class  string
+	Mark   string
+	Crash  *crashView
+	Failed []assertionView
+	NotRun []result.Assertion
+	Passed []result.Assertion
+	// Unjudged are the model-dependent checks no model judged; Looks are
+	// the scoped visual assertions, each with its frame.
+	Unjudged  []result.Assertion
+	Looks     []lookView
 	Total     int
 	PlotsLeft int
 	// Screenshot and Trace are the files' names when the folder has them.
@@ -56,6 +60,14 @@ type trialView struct {
 	// Neighbours are the trials of the same task, this one included
 	// (without a link).
 	Neighbours []chip
+}
+
+// lookView is one scoped visual assertion: its criterion (Expr), status,
+// the model's reason, and its frame when the folder has it.
+type lookView struct {
+	result.Assertion
+	Frame   string
+	Missing bool
 }
 
 // videoView is one probe's recording: File is set when the folder has
@@ -156,9 +168,20 @@ func newTrialView(t *result.Trial, c trialContext) trialView {
 	}
 	plotted, left := map[string]bool{}, map[string]bool{}
 	for _, a := range t.Assertions {
+		if a.Kind == result.KindLook {
+			lv := lookView{Assertion: a}
+			if a.Image != "" && filepath.IsLocal(a.Image) && exists(filepath.Join(c.dir, a.Image)) {
+				lv.Frame = a.Image
+			} else if a.Image != "" {
+				lv.Missing = true
+			}
+			v.Looks = append(v.Looks, lv)
+		}
 		switch {
 		case a.Status == result.StatusPass:
 			v.Passed = append(v.Passed, a)
+		case a.Status == result.StatusUnjudged:
+			v.Unjudged = append(v.Unjudged, a)
 		case notRun(a):
 			v.NotRun = append(v.NotRun, a)
 		default:

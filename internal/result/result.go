@@ -5,11 +5,24 @@ package result
 
 import "time"
 
-// Assertion statuses.
+// Assertion statuses. StatusUnjudged is a model-dependent check (a look
+// step: a scoped visual assertion) that could not be judged — no model
+// for its role, the budget spent, the provider failing after its
+// retries, a reply without a verdict. It counts neither as passed nor as
+// failed: scores and pass are over the judged assertions, stated with
+// the count unjudged (docs/contracts.md, "Unjudged").
 const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
+	StatusPass     = "pass"
+	StatusFail     = "fail"
+	StatusError    = "error"
+	StatusUnjudged = "unjudged"
+)
+
+// Assertion kinds besides a CEL assert (Kind "").
+const (
+	// KindLook is a scoped visual assertion: one frame of the user's view
+	// and one criterion judged by the visual_judge model role.
+	KindLook = "look"
 )
 
 // Trial outcomes. A crash scores zero; its kind is in CrashKind. An
@@ -44,16 +57,25 @@ func Repairs() []string { return []string{RepairErrorOnly, RepairFeedback} }
 type Assertion struct {
 	Probe string `json:"probe"`
 	Level string `json:"level"`
-	// Kind labels a probe of a task with a scaffold: "fail_to_pass",
+	// ProbeKind labels a probe of a task with a scaffold: "fail_to_pass",
 	// "pass_to_pass", or empty for an ordinary probe.
-	Kind    string `json:"kind,omitempty"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	Expr    string `json:"expr,omitempty"`
+	ProbeKind string `json:"probe_kind,omitempty"`
+	Status    string `json:"status"`
+	Message   string `json:"message"`
+	Expr      string `json:"expr,omitempty"`
 	// Line is the assertion's line in contract.yaml, 0 for the interface
 	// probe; the trace's "assert" line of the same probe and line holds
 	// the state it evaluated.
 	Line int `json:"line,omitempty"`
+	// Kind is "" for a CEL assertion, KindLook for a scoped visual
+	// assertion, whose Expr is its criterion.
+	Kind string `json:"kind,omitempty"`
+	// Reason is the model's reason for a judged look, or why it was not
+	// judged; Image is the frame it judged, a file in the trial folder;
+	// Model names who judged it ("openai/gpt-4.1").
+	Reason string `json:"reason,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Model  string `json:"model,omitempty"`
 }
 
 // Trial is one candidate page judged against one task's contract. Its JSON
@@ -88,6 +110,9 @@ type Trial struct {
 	TCov        float64     `json:"t_cov"`
 	Attribution string      `json:"attribution"`
 	Assertions  []Assertion `json:"assertions"`
+	// Unjudged counts the assertions with StatusUnjudged: Pass and the
+	// coverages are over the others.
+	Unjudged int `json:"unjudged,omitempty"`
 	// StateHash digests every state (and, when fingerprinting, scene and
 	// pixels) the contract read, in order: the same page, seed and contract
 	// give the same hash.
@@ -96,7 +121,10 @@ type Trial struct {
 	Artifacts  []string `json:"artifacts,omitempty"`
 	// Videos are the recordings of the probes' pages, one per probe, in
 	// the order run (XR trials, or every trial with run --video).
-	Videos     []Video   `json:"videos,omitempty"`
+	Videos []Video `json:"videos,omitempty"`
+	// Design is the design score of an XR trial's recorded frames (run
+	// --design), apart from pass and the coverages.
+	Design     *Design   `json:"design,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
 	// Retries is how many times the trial was judged again because a
@@ -104,6 +132,29 @@ type Trial struct {
 	// RetryReasons says why, one line per retry.
 	Retries      int      `json:"retries,omitempty"`
 	RetryReasons []string `json:"retry_reasons,omitempty"`
+}
+
+// Design is a trial's design score (run --design): an XR trial's recorded
+// frames rated by the visual_judge model on the ten heuristics of
+// docs/xr-design.md, 1 (poor) to 5 (excellent). It is reported apart from
+// the functional verdict and changes no pass or coverage.
+type Design struct {
+	// Score is the mean of the ten ratings; 0 when unjudged.
+	Score   float64        `json:"score,omitempty"`
+	Ratings []DesignRating `json:"ratings,omitempty"`
+	// Frames are the rated frames, files in the trial folder, in order.
+	Frames []string `json:"frames,omitempty"`
+	Model  string   `json:"model,omitempty"`
+	// Unjudged says why there is no score (no model, budget, provider
+	// failure, a reply without ten ratings); "" when rated.
+	Unjudged string `json:"unjudged,omitempty"`
+}
+
+// DesignRating is one heuristic's rating.
+type DesignRating struct {
+	Heuristic string `json:"heuristic"`
+	Score     int    `json:"score"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Video is one probe's page recorded at the virtual frame rate: a WebM
@@ -136,11 +187,12 @@ type Video struct {
 // infrastructure error.
 func (t *Trial) Scored() bool { return t.Outcome != OutcomeInfra }
 
-// Failed returns the assertions that did not pass.
+// Failed returns the judged assertions that did not pass (an unjudged one
+// is neither passed nor failed).
 func (t *Trial) Failed() []Assertion {
 	var out []Assertion
 	for _, a := range t.Assertions {
-		if a.Status != StatusPass {
+		if a.Status != StatusPass && a.Status != StatusUnjudged {
 			out = append(out, a)
 		}
 	}

@@ -39,6 +39,10 @@ func (p *progress) done(t *result.Trial) {
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.n) * float64(p.total-p.n))
 		eta = fmt.Sprintf(" eta %s", left.Round(time.Second))
 	}
+	if t.Unjudged > 0 && t.Outcome == result.OutcomeOK {
+		// Pass and V-Cov are over the judged assertions: say how many were not.
+		verdict += fmt.Sprintf(" (judged assertions; %d unjudged)", t.Unjudged)
+	}
 	if t.Retries > 0 {
 		verdict += fmt.Sprintf(", after %d %s", t.Retries, map[bool]string{true: "retry", false: "retries"}[t.Retries == 1])
 	}

@@ -49,8 +49,11 @@ type Env struct {
 type Verdict struct {
 	// Assertions are the judge's checks, in order, whatever happened.
 	Assertions []result.Assertion
-	// Pass, the coverages and the attribution score the candidate.
+	// Pass, the coverages and the attribution score the candidate; Pass
+	// and the coverages are over the judged assertions, Unjudged counts
+	// the others (result.StatusUnjudged).
 	Pass                   bool
+	Unjudged               int
 	VCov, ACov, SCov, TCov float64
 	Attribution            string
 	// StateHash digests what the judge observed (identical pages under
@@ -69,6 +72,12 @@ type ContractJudge struct {
 	// Fingerprint and StopAtFirstFailure are contract.Options'.
 	Fingerprint        bool
 	StopAtFirstFailure bool
+	// Looker judges the contract's look steps (the visual_judge role);
+	// nil leaves them unjudged.
+	Looker contract.Looker
+	// Actor drives the contract's act steps (the xr_actor role); nil
+	// leaves the assertions after them unjudged.
+	Actor contract.Actor
 }
 
 // Name is "contract".
@@ -80,6 +89,7 @@ func (c *ContractJudge) Judge(ctx context.Context, env *Env) (*Verdict, error) {
 	res, err := contract.Run(ctx, c.Contract, env.Open, env.Params, contract.Options{
 		FPS: t.FPS, FrameBudget: t.Frames, Interface: t.Interface(), InterfaceRead: env.InterfaceRead,
 		Record: true, Fingerprint: c.Fingerprint, StopAtFirstFailure: c.StopAtFirstFailure,
+		Looker: c.Looker, Actor: c.Actor, Artifact: env.Artifacts.Write,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("running the contract of %s: %w", t.ID, err)
@@ -90,10 +100,11 @@ func (c *ContractJudge) Judge(ctx context.Context, env *Env) (*Verdict, error) {
 	}
 	crashed := res.Failure != nil
 	sc := contract.Coverage(res.Verdicts, crashed)
-	v := &Verdict{Pass: sc.Pass, VCov: sc.V, ACov: sc.A, SCov: sc.S, TCov: sc.T,
+	v := &Verdict{Pass: sc.Pass, Unjudged: sc.Unjudged, VCov: sc.V, ACov: sc.A, SCov: sc.S, TCov: sc.T,
 		Attribution: contract.Attribute(res.Verdicts, crashed), StateHash: hash, Failure: res.Failure}
 	for _, a := range res.Verdicts {
-		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, Kind: a.Kind, Status: string(a.Status), Message: a.Message, Expr: a.Expr, Line: a.Line})
+		v.Assertions = append(v.Assertions, result.Assertion{Probe: a.Probe, Level: a.Level, ProbeKind: a.ProbeKind, Status: string(a.Status), Message: a.Message, Expr: a.Expr, Line: a.Line,
+			Kind: a.Kind, Reason: a.Reason, Image: a.Image, Model: a.Model})
 	}
 	return v, nil
 }

@@ -43,6 +43,7 @@ var (
 	_ contract.PixelDigester = (*page)(nil)
 	_ contract.XRViewer      = (*page)(nil)
 	_ contract.Semantics     = (*page)(nil)
+	_ contract.View          = (*page)(nil)
 )
 
 // The session outlives the page: the trial restarts it for the next probe
@@ -136,6 +137,20 @@ func (p *page) capture(ctx context.Context) (image.Image, error) {
 	}
 	p.pixels, p.pixelsFrame, p.canvasW, p.canvasH = img, px.Frame, px.Rect.Width, px.Rect.Height
 	return img, nil
+}
+
+// ViewPNG is the user's view of the freshly drawn frame (contract.View):
+// the canvas as composited, which on an XR task with IWER's defaults
+// (stereo off) is the headset's one full-canvas view.
+func (p *page) ViewPNG(ctx context.Context) ([]byte, error) {
+	px, err := p.s.CanvasPixels(ctx)
+	if errors.Is(err, session.ErrUndrawn) {
+		return nil, contract.Infra(err) // the engine's mistake, not the page's
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return px.PNG, nil
 }
 
 // PixelDigest returns the SHA-256 of the RGBA pixels of the last drawn frame.

@@ -56,6 +56,16 @@ type Runner struct {
 	// (see Run). It is asked only when a page's last attempt missed its
 	// deadline under overload.
 	Healthy func(ctx context.Context, within time.Duration) bool
+	// Design, when set, rates the recorded frames of every XR trial that
+	// records video on the XR design heuristics (run --design): the
+	// trial's Design, apart from its verdict.
+	Design DesignRater
+	// Looker judges the look steps of the trials' contracts (scoped visual
+	// assertions, the visual_judge role); nil leaves them unjudged.
+	Looker contract.Looker
+	// Actor drives the act steps of the trials' contracts (the xr_actor
+	// role); nil leaves the assertions after them unjudged.
+	Actor contract.Actor
 }
 
 // DefaultRetries is how many times a trial that missed a deadline under
@@ -223,11 +233,11 @@ const TraceFile = "trace.jsonl"
 const ScreenshotFile = "screenshot.png"
 
 // judges are the trial's judges: Judges when set, else the contract.
-func (in Input) judges() []Judge {
+func (in Input) judges(looker contract.Looker, actor contract.Actor) []Judge {
 	if len(in.Judges) > 0 {
 		return in.Judges
 	}
-	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure}}
+	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure, Looker: looker, Actor: actor}}
 }
 
 // InspectFrames is how many frames the load check steps before the contract runs.
@@ -354,7 +364,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		logger.Debug("the load check read the interface probe's state", "trial", in.Key, "frame", rep.Early.Frame)
 	}
 	var verdicts []*Verdict
-	for _, jd := range in.judges() {
+	for _, jd := range in.judges(j.Looker, j.Actor) {
 		v, err := jd.Judge(ctx, env)
 		if err != nil {
 			return nil, err
@@ -378,6 +388,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		}
 	}
 	score(tr, verdicts)
+	if rec != nil && j.Design != nil && t.XR != "" && tr.Outcome == result.OutcomeOK {
+		if tr.Design, err = rec.design(ctx, art, j.Design); err != nil {
+			return nil, fmt.Errorf("trial %s: %w", in.Key, err)
+		}
+	}
 	if rec != nil {
 		if tr.Videos, err = rec.write(ctx, art); err != nil {
 			return nil, err
@@ -424,7 +439,8 @@ func xrPreludes(res *resolve.Resolver, t *task.Task) func(room string) ([]string
 
 // score puts the judges' verdicts into the trial. The first judge is the
 // trial's primary one: its coverages, attribution and state hash are the
-// trial's. The trial passes when every judge passes; the assertions are
+// trial's. The trial passes when every judge passes (each over its judged
+// assertions; Unjudged sums the unjudged ones); the assertions are
 // all the judges', in order; with more than one judge the state hash
 // digests every judge's hash.
 func score(tr *result.Trial, verdicts []*Verdict) {
@@ -436,8 +452,10 @@ func score(tr *result.Trial, verdicts []*Verdict) {
 	tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov = first.Pass, first.VCov, first.ACov, first.SCov, first.TCov
 	tr.Attribution, tr.StateHash = first.Attribution, first.StateHash
 	h := sha256.New()
+	tr.Unjudged = 0
 	for _, v := range verdicts {
 		tr.Pass = tr.Pass && v.Pass
+		tr.Unjudged += v.Unjudged
 		tr.Assertions = append(tr.Assertions, v.Assertions...)
 		fmt.Fprintf(h, "%s\n", v.StateHash)
 	}

@@ -366,3 +366,25 @@ func absDiff(a, b uint32) uint64 {
 	}
 	return uint64(b - a)
 }
+
+// SampledFrame is one recorded frame picked by Clip.Sample: its count
+// since recording started and its PNG data.
+type SampledFrame struct {
+	N   int
+	PNG []byte
+}
+
+// Sample returns up to k of the clip's frames, evenly spaced, the first
+// and the last included (as a contact sheet picks them).
+func (c *Clip) Sample(k int) ([]SampledFrame, error) {
+	var out []SampledFrame
+	for _, i := range Sample(len(c.frames), k) {
+		f := c.frames[i]
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading recorded frame %d: %w", f.n, err)
+		}
+		out = append(out, SampledFrame{N: f.n, PNG: data})
+	}
+	return out, nil
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/judges"
+	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// lookFlags choose the models of a run: the visual_judge role for
+// contracts' look steps and the design score, the xr_actor role for act
+// steps.
+type lookFlags struct {
+	ModelsFile    string
+	Record        string
+	Replay        string
+	AllowUnpriced bool
+}
+
+func (l *lookFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&l.ModelsFile, "models", "", "models file for the visual_judge role (look steps, --design) and the xr_actor role (act steps) (default \""+llm.DefaultModelsFile+"\" if present, else built-in defaults)")
+	f.StringVar(&l.Record, "record", "", "record every answered model call (looks, acts, design) into `DIR` (docs/models.md)")
+	f.StringVar(&l.Replay, "replay", "", "answer every model call from the recordings in `DIR`, offline")
+	f.BoolVar(&l.AllowUnpriced, "allow-unpriced", false, "allow a visual_judge model missing from the pricing table (its cost is then unknown)")
+}
+
+// countActs is how many act steps the tasks' contracts hold.
+func countActs(tasks []*task.Task) int {
+	n := 0
+	for _, t := range tasks {
+		c, err := contract.Load(t.ContractPath())
+		if err != nil {
+			continue
+		}
+		n += c.Acts()
+	}
+	return n
+}
+
+// actor drives the tasks' act steps with the xr_actor role: nil, with a
+// warning, when no task has one or the role's key is not set (the
+// assertions after each act are then unjudged).
+func (l *lookFlags) actor(ctx context.Context, io IO, tasks []*task.Task) (contract.Actor, error) {
+	n := countActs(tasks)
+	if n == 0 {
+		return nil, nil
+	}
+	m, name, why, err := l.roleModel(ctx, io, llm.XRActor)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: the assertions after %d act step(s) will be unjudged: %s\n", n, why)
+		return nil, nil
+	}
+	return &judges.Actor{Model: m, ModelName: name}, nil
+}
+
+// countLooks is how many look steps the tasks' contracts hold; a contract
+// that cannot be read counts none (the run reports it where it loads it).
+func countLooks(tasks []*task.Task) int {
+	n := 0
+	for _, t := range tasks {
+		c, err := contract.Load(t.ContractPath())
+		if err != nil {
+			continue
+		}
+		n += c.Looks()
+	}
+	return n
+}
+
+// looker is the judge of look steps for the tasks: nil, with a warning
+// on errOut, when no task has one or when the visual_judge role has no
+// model whose key is set (every look is then unjudged). A models file
+// that cannot be read, or a role that cannot be had for another reason,
+// is an error.
+func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (contract.Looker, error) {
+	n := countLooks(tasks)
+	if n == 0 {
+		return nil, nil
+	}
+	m, name, why, err := l.visualModel(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: %s\n", n, why)
+		return nil, nil
+	}
+	return &judges.Looker{Model: m, ModelName: name}, nil
+}
+
+// designRater is the rater of run --design: the visual_judge role, or,
+// with a warning, a rater that leaves every design unjudged saying why.
+func (l *lookFlags) designRater(ctx context.Context, io IO) (trial.DesignRater, error) {
+	m, name, why, err := l.visualModel(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: --design: every design score will be unjudged: %s\n", why)
+	}
+	return &judges.DesignRater{Model: m, ModelName: name, Why: why}, nil
+}
+
+// visualModel is the visual_judge role's model and its name, or no model
+// and why not (its key is not set).
+func (l *lookFlags) visualModel(ctx context.Context, io IO) (llm.Model, string, string, error) {
+	return l.roleModel(ctx, io, llm.VisualJudge)
+}
+
+// roleModel is a role's model and its name, or no model and why not (its
+// key is not set).
+func (l *lookFlags) roleModel(ctx context.Context, io IO, role llm.Role) (llm.Model, string, string, error) {
+	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(l.AllowUnpriced)}
+	if l.Record != "" {
+		opts = append(opts, llm.WithRecord(l.Record))
+	}
+	if l.Replay != "" {
+		opts = append(opts, llm.WithReplay(l.Replay))
+	}
+	reg, err := llm.Load(l.ModelsFile, io.Getenv, opts...)
+	if err != nil {
+		return nil, "", "", usageErr("--models: %v", err)
+	}
+	infos, err := reg.Describe(ctx)
+	if err != nil {
+		return nil, "", "", err
+	}
+	var info llm.ModelInfo
+	for _, in := range infos {
+		if in.Role == role {
+			info = in.Models[0]
+		}
+	}
+	name := info.Provider + "/" + info.Model
+	if l.Replay == "" && info.KeyRequired && !info.KeyPresent {
+		return nil, name, fmt.Sprintf("no %s model is configured: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)",
+			role, role, name, info.KeyEnv, reg.Source()), nil
+	}
+	m, err := reg.Role(ctx, role)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return m, name, "", nil
+}
