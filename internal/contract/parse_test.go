@@ -531,5 +531,5 @@ probes:
 `))
 	require.NoError(t, err)
 	require.Equal(t, []string{KindFailToPass, KindPassToPass, ""}, []string{c.Probes[0].Kind, c.Probes[1].Kind, c.Probes[2].Kind})
-	require.Equal(t, KindFailToPass, verdictOf(c.Probes[0], c.Probes[0].Assertions()[0], StatusPass, "").Kind)
+	require.Equal(t, KindFailToPass, verdictOf(c.Probes[0], c.Probes[0].Assertions()[0], StatusPass, "").ProbeKind)
 }
