@@ -97,12 +97,13 @@ func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJo
 	}
 	genArgs := append(append([]string{"gen"}, genPaths...), "--out", genOut, fmt.Sprintf("--jobs=%d", genJobs))
 	// Flags gen shares with run (--chromium, --web…) are for gen's agent
-	// runs and repairs only.
+	// runs and repairs only; the model access flags (--models, --record,
+	// --replay) are for both: gen's generator and run's judge roles.
 	skip := []string{"out", "jobs", "task"}
 	agent, repairs := cmd.Flags().Lookup("agent"), cmd.Flags().Lookup("repair")
 	if (agent == nil || agent.Value.String() != "true") && (repairs == nil || repairs.Value.String() == "0") {
 		genFlags.VisitAll(func(fl *pflag.Flag) {
-			if runFlags.Lookup(fl.Name) != nil {
+			if runFlags.Lookup(fl.Name) != nil && !slices.Contains([]string{"models", "record", "replay"}, fl.Name) {
 				skip = append(skip, fl.Name)
 			}
 		})
