@@ -59,5 +59,5 @@ func TestEveryStepParsesItsExample(t *testing.T) {
 		}
 		require.True(t, found, "%s", st.Kind)
 	}
-	require.Equal(t, []StepKind{StepClick, StepDrag, StepMove, StepWheel, StepKey, StepType, StepHand}, ControlKinds())
+	require.Equal(t, []StepKind{StepClick, StepDrag, StepMove, StepWheel, StepKey, StepType, StepHead, StepHand, StepController}, ControlKinds())
 }

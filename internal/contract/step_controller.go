@@ -34,7 +34,7 @@ var controllerButtons = map[string]map[string]string{
 
 func init() {
 	registerStep(stepType{
-		Kind: StepController, Order: 170,
+		Kind: StepController, Order: 170, Control: true,
 		Example: "`controller: {hand: right, position: [0.2, 1.3, -0.3], trigger: 1, thumbstick: [0, 1], buttons: {a: 1}}`",
 		Doc: "switches the XR headset to controllers and drives one (`left` or `right`): `position`/`orientation` as for `head`, " +
 			"`trigger` and `squeeze` in [0, 1] (the trigger is the select, the squeeze the squeeze: their events fire on the next frame), " +

@@ -19,7 +19,7 @@ type HeadStep struct {
 
 func init() {
 	registerStep(stepType{
-		Kind: StepHead, Order: 150,
+		Kind: StepHead, Order: 150, Control: true,
 		Example: "`head: {position: [0, 1.6, 0.5], orientation: [0, 0, 0, 1]}`",
 		Doc:     "moves the XR headset (task.yaml `xr:`) to `position` (metres, local-floor space) and, with `orientation`, turns it to that quaternion `[x, y, z, w]`; the page sees it from the next frame",
 		Parse:   parseHead,

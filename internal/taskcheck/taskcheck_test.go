@@ -210,7 +210,7 @@ func TestScaffoldIsJudged(t *testing.T) {
 	require.True(t, rep.OK(), "%+v", rep)
 	kinds := map[string]string{}
 	for _, a := range rep.Scaffold.Trial.Assertions {
-		kinds[a.Probe] = a.Kind
+		kinds[a.Probe] = a.ProbeKind
 	}
 	require.Equal(t, map[string]string{"interface": "", "moves_at_speed": "pass_to_pass", "space_stops": "fail_to_pass", "box_is_named": ""}, kinds,
 		"the scaffold's result labels its assertions with their probe's kind")
