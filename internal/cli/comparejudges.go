@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -233,30 +232,17 @@ func runCompareJudges(ctx context.Context, io IO, o *CompareJudgesOptions) error
 // visualJudge builds the visual judge on the visual_judge role, or says
 // why it is skipped: no API key in the environment for its model.
 func visualJudge(ctx context.Context, io IO, o *CompareJudgesOptions) (visualSetup, error) {
-	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(o.AllowUnpriced), llm.WithObserver(genProgress(io.ErrOut))}
-	if o.Record != "" {
-		opts = append(opts, llm.WithRecord(o.Record))
-	}
-	if o.Replay != "" {
-		opts = append(opts, llm.WithReplay(o.Replay))
-	}
-	reg, err := llm.Load(o.ModelsFile, io.Getenv, opts...)
-	if err != nil {
-		return visualSetup{}, err
-	}
-	infos, err := reg.Describe(ctx)
+	reg, logger, err := loadModels(io, o.ModelsFile, o.Record, o.Replay, o.AllowUnpriced, llm.WithObserver(genProgress(io.ErrOut)))
 	if err != nil {
 		return visualSetup{}, err
 	}
 	var s visualSetup
-	for _, info := range infos {
-		if info.Role == llm.VisualJudge {
-			s.info = info.Models[0]
-		}
+	var name string
+	var noKey bool
+	if s.info, name, noKey, err = roleModelInfo(ctx, reg, llm.VisualJudge, o.Replay); err != nil {
+		return visualSetup{}, err
 	}
-	name := s.info.Provider + "/" + s.info.Model
-	if o.Replay == "" && s.info.KeyRequired && !s.info.KeyPresent {
+	if noKey {
 		s.skip = fmt.Sprintf("no visual model is configured: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)",
 			llm.VisualJudge, name, s.info.KeyEnv, reg.Source())
 		return s, nil

@@ -367,14 +367,7 @@ func writeRepairSummary(w io.Writer, o *GenOptions, mode repair.Mode, sum *repai
 // ledger (so budgets cover them all), their clients checked now (keys,
 // prices) unless this is a dry run.
 func genModels(ctx context.Context, io IO, o *GenOptions) ([]*gen.Model, error) {
-	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(o.AllowUnpriced), llm.WithLedger(llm.NewLedger()), llm.WithObserver(genProgress(io.ErrOut))}
-	if o.Record != "" {
-		opts = append(opts, llm.WithRecord(o.Record))
-	}
-	if o.Replay != "" {
-		opts = append(opts, llm.WithReplay(o.Replay))
-	}
+	opts, _ := modelOptions(io, o.Record, o.Replay, o.AllowUnpriced, llm.WithLedger(llm.NewLedger()), llm.WithObserver(genProgress(io.ErrOut)))
 	base, err := llm.Load(o.ModelsFile, io.Getenv, opts...)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +21,8 @@ type lookFlags struct {
 	Record        string
 	Replay        string
 	AllowUnpriced bool
+
+	reg *llm.Registry // loaded by the first roleModel
 }
 
 func (l *lookFlags) register(f *pflag.FlagSet) {
@@ -31,24 +32,25 @@ func (l *lookFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&l.AllowUnpriced, "allow-unpriced", false, "allow a visual_judge model missing from the pricing table (its cost is then unknown)")
 }
 
-// countActs is how many act steps the tasks' contracts hold.
-func countActs(tasks []*task.Task) int {
-	n := 0
+// countModelSteps is how many look and act steps the tasks' contracts
+// hold; a contract that cannot be read counts none (the run reports it
+// where it loads it).
+func countModelSteps(tasks []*task.Task) (looks, acts int) {
 	for _, t := range tasks {
 		c, err := contract.Load(t.ContractPath())
 		if err != nil {
 			continue
 		}
-		n += c.Acts()
+		looks, acts = looks+c.Looks(), acts+c.Acts()
 	}
-	return n
+	return looks, acts
 }
 
 // actor drives the tasks' act steps with the xr_actor role: nil, with a
 // warning, when no task has one or the role's key is not set (the
 // assertions after each act are then unjudged).
 func (l *lookFlags) actor(ctx context.Context, io IO, tasks []*task.Task) (contract.Actor, error) {
-	n := countActs(tasks)
+	_, n := countModelSteps(tasks)
 	if n == 0 {
 		return nil, nil
 	}
@@ -63,27 +65,13 @@ func (l *lookFlags) actor(ctx context.Context, io IO, tasks []*task.Task) (contr
 	return &judges.Actor{Model: m, ModelName: name}, nil
 }
 
-// countLooks is how many look steps the tasks' contracts hold; a contract
-// that cannot be read counts none (the run reports it where it loads it).
-func countLooks(tasks []*task.Task) int {
-	n := 0
-	for _, t := range tasks {
-		c, err := contract.Load(t.ContractPath())
-		if err != nil {
-			continue
-		}
-		n += c.Looks()
-	}
-	return n
-}
-
 // looker is the judge of look steps for the tasks: nil, with a warning
 // on errOut, when no task has one or when the visual_judge role has no
 // model whose key is set (every look is then unjudged). A models file
 // that cannot be read, or a role that cannot be had for another reason,
 // is an error.
 func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (contract.Looker, error) {
-	n := countLooks(tasks)
+	n, _ := countModelSteps(tasks)
 	if n == 0 {
 		return nil, nil
 	}
@@ -118,36 +106,25 @@ func (l *lookFlags) visualModel(ctx context.Context, io IO) (llm.Model, string, 
 }
 
 // roleModel is a role's model and its name, or no model and why not (its
-// key is not set).
+// key is not set). The models file is loaded once, so every role of the
+// run shares one registry and its budgets.
 func (l *lookFlags) roleModel(ctx context.Context, io IO, role llm.Role) (llm.Model, string, string, error) {
-	logger := slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := []llm.Option{llm.WithLogger(logger), llm.WithAllowUnpriced(l.AllowUnpriced)}
-	if l.Record != "" {
-		opts = append(opts, llm.WithRecord(l.Record))
+	if l.reg == nil {
+		reg, _, err := loadModels(io, l.ModelsFile, l.Record, l.Replay, l.AllowUnpriced)
+		if err != nil {
+			return nil, "", "", usageErr("--models: %v", err)
+		}
+		l.reg = reg
 	}
-	if l.Replay != "" {
-		opts = append(opts, llm.WithReplay(l.Replay))
-	}
-	reg, err := llm.Load(l.ModelsFile, io.Getenv, opts...)
-	if err != nil {
-		return nil, "", "", usageErr("--models: %v", err)
-	}
-	infos, err := reg.Describe(ctx)
+	info, name, noKey, err := roleModelInfo(ctx, l.reg, role, l.Replay)
 	if err != nil {
 		return nil, "", "", err
 	}
-	var info llm.ModelInfo
-	for _, in := range infos {
-		if in.Role == role {
-			info = in.Models[0]
-		}
-	}
-	name := info.Provider + "/" + info.Model
-	if l.Replay == "" && info.KeyRequired && !info.KeyPresent {
+	if noKey {
 		return nil, name, fmt.Sprintf("no %s model is configured: the %s role's model %s needs an API key in $%s, which is not set (models: %s; docs/models.md)",
-			role, role, name, info.KeyEnv, reg.Source()), nil
+			role, role, name, info.KeyEnv, l.reg.Source()), nil
 	}
-	m, err := reg.Role(ctx, role)
+	m, err := l.reg.Role(ctx, role)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -63,10 +63,7 @@ func (p *parser) parseRooms(v *yaml.Node, what string) []string {
 		if !ok {
 			continue
 		}
-		switch {
-		case xr.IsRoomName(room):
-		case xr.RoomFile(room) && !strings.Contains(room, "\\") && !strings.HasPrefix(room, "/") && !strings.Contains("/"+room+"/", "/../"):
-		default:
+		if !xr.ValidRoom(room) {
 			p.errorf(n, "%s: rooms: no such room %q (one of %s, or a .json file in the task folder)", what, room, strings.Join(xr.Rooms, ", "))
 			continue
 		}

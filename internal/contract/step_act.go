@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -293,30 +294,29 @@ func actState(ctx context.Context, page Page, xr XR) (map[string]any, error) {
 	return st, nil
 }
 
-// round3 rounds to the millimetre, so that a state is short and the same
-// run after run.
+// round3 rounds to the millimetre (halves away from zero, never -0), so
+// that a state is short and the same run after run.
 func round3(v []float64) []float64 {
 	out := make([]float64, len(v))
 	for i, f := range v {
-		out[i] = float64(int64(f*1000+copySign(0.5, f))) / 1000
+		out[i] = math.Round(f*1000)/1000 + 0
 	}
 	return out
 }
 
-func copySign(a, b float64) float64 {
-	if b < 0 {
-		return -a
-	}
-	return a
-}
-
 // Acts counts the contract's act steps, setup included.
 func (c *Contract) Acts() int {
+	return c.countSteps(func(a Action) bool { _, ok := a.(*ActStep); return ok })
+}
+
+// countSteps counts the steps of every probe, setup included, whose action
+// is one match takes.
+func (c *Contract) countSteps(match func(Action) bool) int {
 	n := 0
 	for _, p := range c.Probes {
 		for _, steps := range [][]Step{p.Setup, p.Steps} {
 			for _, s := range steps {
-				if _, ok := s.Action.(*ActStep); ok {
+				if match(s.Action) {
 					n++
 				}
 			}

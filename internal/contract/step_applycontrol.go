@@ -178,7 +178,7 @@ func (a *ApplyControlStep) Describe() string { return "applyControl " + a.Contro
 func (c Control) describe() string {
 	var parts []string
 	if c.Move != [3]float64{} || c.Yaw != 0 {
-		parts = append(parts, "locomotion move "+formatVec(c.Move[:])+" yaw "+formatFloat(c.Yaw))
+		parts = append(parts, "locomotion move "+formatFloats(c.Move[:])+" yaw "+formatFloat(c.Yaw))
 	}
 	for _, h := range []struct {
 		name string
@@ -189,10 +189,10 @@ func (c Control) describe() string {
 		}
 		s := h.name
 		if h.c.Move != [3]float64{} {
-			s += " move " + formatVec(h.c.Move[:])
+			s += " move " + formatFloats(h.c.Move[:])
 		}
 		if h.c.Rotate != [3]float64{} {
-			s += " rotate " + formatVec(h.c.Rotate[:])
+			s += " rotate " + formatFloats(h.c.Rotate[:])
 		}
 		if h.c.Pose != "" {
 			s += " pose " + h.c.Pose
@@ -203,14 +203,6 @@ func (c Control) describe() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func formatVec(v []float64) string {
-	s := make([]string, len(v))
-	for i, f := range v {
-		s[i] = formatFloat(f)
-	}
-	return "[" + strings.Join(s, ", ") + "]"
 }
 
 // Traits: a control is input.

@@ -177,15 +177,5 @@ func (a *LookStep) run(x *exec) error {
 // Looks counts the contract's look steps, setup included: a run needs a
 // visual_judge model only when it is above 0.
 func (c *Contract) Looks() int {
-	n := 0
-	for _, p := range c.Probes {
-		for _, steps := range [][]Step{p.Setup, p.Steps} {
-			for _, s := range steps {
-				if _, ok := s.Action.(*LookStep); ok {
-					n++
-				}
-			}
-		}
-	}
-	return n
+	return c.countSteps(func(a Action) bool { _, ok := a.(*LookStep); return ok })
 }

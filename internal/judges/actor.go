@@ -66,25 +66,21 @@ func ActRequest(turn contract.ActTurn) llm.Request {
 // Act asks the model for the turn's action.
 func (a *Actor) Act(ctx context.Context, turn contract.ActTurn) (contract.ActReply, error) {
 	out := contract.ActReply{Model: a.ModelName}
-	resp, err := a.Model.Chat(ctx, ActRequest(turn))
-	switch {
-	case err != nil && (ctx.Err() != nil || llm.IsFatal(err)):
-		return out, fmt.Errorf("asking %s: %w", a.ModelName, err)
-	case errors.Is(err, llm.ErrBudgetExceeded):
-		out.Unjudged = "the model budget is spent: " + err.Error()
-		return out, nil
-	case err != nil:
-		out.Unjudged = "the model call failed: " + err.Error()
-		return out, nil
+	type action struct {
+		act    json.RawMessage
+		reason string
 	}
-	action, reason, perr := ParseAction(resp.Text)
+	v, why, err := askScoped(ctx, a.Model, ActRequest(turn), "action", func(text string) (action, error) {
+		act, reason, err := ParseAction(text)
+		return action{act, reason}, err
+	})
 	switch {
-	case perr != nil && resp.StopReason == llm.StopRefusal:
-		out.Unjudged = "the model declined: " + quote(resp.Text)
-	case perr != nil:
-		out.Unjudged = fmt.Sprintf("no action in the reply (%v): %s", perr, quote(resp.Text))
+	case err != nil:
+		return out, fmt.Errorf("asking %s: %w", a.ModelName, err)
+	case why != "":
+		out.Unjudged = why
 	default:
-		out.Action, out.Reason = action, reason
+		out.Action, out.Reason = v.act, v.reason
 	}
 	return out, nil
 }

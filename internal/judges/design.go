@@ -93,23 +93,12 @@ func (d *DesignRater) RateDesign(ctx context.Context, frames []trial.DesignFrame
 		out.Unjudged = "no frame was recorded"
 		return out, nil
 	}
-	resp, err := d.Model.Chat(ctx, DesignRequest(frames))
+	ratings, why, err := askScoped(ctx, d.Model, DesignRequest(frames), "ratings", ParseDesign)
 	switch {
-	case err != nil && (ctx.Err() != nil || llm.IsFatal(err)):
-		return nil, fmt.Errorf("asking %s for the design score: %w", d.ModelName, err)
-	case errors.Is(err, llm.ErrBudgetExceeded):
-		out.Unjudged = "the model budget is spent: " + err.Error()
-		return out, nil
 	case err != nil:
-		out.Unjudged = "the model call failed: " + err.Error()
-		return out, nil
-	}
-	ratings, perr := ParseDesign(resp.Text)
-	switch {
-	case perr != nil && resp.StopReason == llm.StopRefusal:
-		out.Unjudged = "the model declined: " + quote(resp.Text)
-	case perr != nil:
-		out.Unjudged = fmt.Sprintf("no ratings in the reply (%v): %s", perr, quote(resp.Text))
+		return nil, fmt.Errorf("asking %s for the design score: %w", d.ModelName, err)
+	case why != "":
+		out.Unjudged = why
 	default:
 		sum := 0
 		for _, r := range ratings {

@@ -2,7 +2,6 @@ package judges
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/worldprobe/worldprobe/internal/contract"
@@ -50,25 +49,21 @@ func (l *Looker) Look(ctx context.Context, frame []byte, criterion string) (cont
 	if l.Trial != "" {
 		cctx = llm.WithTrial(ctx, l.Trial)
 	}
-	resp, err := l.Model.Chat(cctx, LookRequest(criterion, frame))
-	switch {
-	case err != nil && (ctx.Err() != nil || llm.IsFatal(err)):
-		return out, fmt.Errorf("asking %s: %w", l.ModelName, err)
-	case errors.Is(err, llm.ErrBudgetExceeded):
-		out.Reason = "the model budget is spent: " + err.Error()
-		return out, nil
-	case err != nil:
-		out.Reason = "the model call failed: " + err.Error()
-		return out, nil
+	type verdict struct {
+		pass   bool
+		reason string
 	}
-	pass, _, reason, perr := ParseVerdict(resp.Text)
+	v, why, err := askScoped(cctx, l.Model, LookRequest(criterion, frame), "verdict", func(text string) (verdict, error) {
+		pass, _, reason, err := ParseVerdict(text)
+		return verdict{pass, reason}, err
+	})
 	switch {
-	case perr != nil && resp.StopReason == llm.StopRefusal:
-		out.Reason = "the model declined: " + quote(resp.Text)
-	case perr != nil:
-		out.Reason = fmt.Sprintf("no verdict in the reply (%v): %s", perr, quote(resp.Text))
+	case err != nil:
+		return out, fmt.Errorf("asking %s: %w", l.ModelName, err)
+	case why != "":
+		out.Reason = why
 	default:
-		out.Judged, out.Pass, out.Reason = true, pass, reason
+		out.Judged, out.Pass, out.Reason = true, v.pass, v.reason
 	}
 	return out, nil
 }

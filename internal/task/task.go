@@ -291,8 +291,7 @@ func (v *validator) room(t *Task) {
 	switch {
 	case !v.has("xr"):
 		v.errorf(at("room"), "room: a room needs a headset: set xr: too")
-	case xr.IsRoomName(t.Room):
-	case xr.RoomFile(t.Room) && filepath.IsLocal(t.Room):
+	case xr.ValidRoom(t.Room):
 	default:
 		v.errorf(at("room"), "room: no such room %q (one of %s, or a .json file in the task folder)", t.Room, strings.Join(xr.Rooms, ", "))
 	}

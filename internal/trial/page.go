@@ -26,8 +26,8 @@ type page struct {
 	pixels      image.Image
 	canvasW     float64
 	canvasH     float64
-	// backend is the XR backend the page runs with (xr.Backends), "" until
-	// an XR method asks (onXRBlocks).
+	// backend is the XR backend of the task (task.yaml xrBackend, one of
+	// xr.Backends; "" is IWER's).
 	backend string
 }
 
@@ -270,13 +270,11 @@ func mapErr(err error) error {
 // XRPose moves the emulated headset or a hand (contract.XR); the page has
 // a headset only when its task sets xr:.
 func (p *page) XRPose(ctx context.Context, device string, position, orientation []float64) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil && (device == "left-controller" || device == "right-controller") {
-			err = xrbCannot("place a controller", "XR Blocks' simulator has hands, no controllers")
-		} else if err == nil {
-			err = p.xrbCall(ctx, "pose", []any{device, position, orientation}, nil)
+	if p.onXRBlocks() {
+		if device == "left-controller" || device == "right-controller" {
+			return xrbCannot("place a controller", "XR Blocks' simulator has hands, no controllers")
 		}
-		return err
+		return p.xrbCall(ctx, "pose", []any{device, position, orientation}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"device": device, "position": position, "orientation": orientation}, `const o = `+xrDevice+`;
@@ -287,11 +285,8 @@ return {};`, nil)
 
 // XRPinch sets a hand's pinch (contract.XR).
 func (p *page) XRPinch(ctx context.Context, hand string, value float64) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil {
-			err = p.xrbCall(ctx, "select", []any{hand, value}, nil)
-		}
-		return err
+	if p.onXRBlocks() {
+		return p.xrbCall(ctx, "select", []any{hand, value}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `d.primaryInputMode = 'hand';
@@ -302,11 +297,11 @@ return {};`, nil)
 // XRPinchPose closes a hand's fingers into IWER's pinch pose, remembering
 // the pose it had, or gives that pose back (contract.XR).
 func (p *page) XRPinchPose(ctx context.Context, hand string, closed bool) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+	if p.onXRBlocks() {
 		// XR Blocks' simulator closes and opens the fingers itself, over
 		// the frames after the pinch starts or ends; its pinch pose is its
 		// select, so the fingers cannot close first.
-		return err
+		return nil
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "closed": closed}, `d.primaryInputMode = 'hand';
@@ -366,11 +361,9 @@ func (p *page) xrValue(ctx context.Context, arg any, body string, out any) error
 
 // XRPoseOf reads a device's pose (contract.XR).
 func (p *page) XRPoseOf(ctx context.Context, device string) (position, orientation []float64, err error) {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+	if p.onXRBlocks() {
 		var v struct{ P, Q []float64 }
-		if err == nil {
-			err = p.xrbCall(ctx, "poseOf", []any{device}, &v)
-		}
+		err := p.xrbCall(ctx, "poseOf", []any{device}, &v)
 		return v.P, v.Q, err
 	}
 	var v struct{ P, Q []float64 }
@@ -382,8 +375,8 @@ return {v: {p: [o.position.x, o.position.y, o.position.z], q: [o.quaternion.x, o
 
 // XRInputMode reads the headset's input mode (contract.XR).
 func (p *page) XRInputMode(ctx context.Context) (string, error) {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		return "hand", err // XR Blocks' simulator has hands only
+	if p.onXRBlocks() {
+		return "hand", nil // XR Blocks' simulator has hands only
 	}
 	var mode string
 	err := p.xrValue(ctx, nil, `return {v: d.primaryInputMode};`, &mode)
@@ -394,11 +387,8 @@ func (p *page) XRInputMode(ctx context.Context) (string, error) {
 // IWER only warns about a button the controller lacks or a binary button
 // given a value between 0 and 1; here both are errors.
 func (p *page) XRController(ctx context.Context, hand string, buttons map[string]float64, thumbstick []float64) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil {
-			err = xrbCannot("press a controller's buttons", "XR Blocks' simulator has hands, no controllers")
-		}
-		return err
+	if p.onXRBlocks() {
+		return xrbCannot("press a controller's buttons", "XR Blocks' simulator has hands, no controllers")
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "buttons": buttons, "thumbstick": thumbstick}, `d.primaryInputMode = 'controller';
@@ -421,11 +411,8 @@ return {};`, nil)
 // XRGesture shapes a hand (contract.XR); the gestures IWER lacks are
 // installed by the prelude (package xr).
 func (p *page) XRGesture(ctx context.Context, hand, pose string) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil {
-			err = p.xrbCall(ctx, "gesture", []any{hand, pose}, nil)
-		}
-		return err
+	if p.onXRBlocks() {
+		return p.xrbCall(ctx, "gesture", []any{hand, pose}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "pose": pose}, `d.primaryInputMode = 'hand';
@@ -439,11 +426,8 @@ return {};`, nil)
 
 // XRSelect sets the select of a hand's active input (contract.XR).
 func (p *page) XRSelect(ctx context.Context, hand string, value float64) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil {
-			err = p.xrbCall(ctx, "select", []any{hand, value}, nil)
-		}
-		return err
+	if p.onXRBlocks() {
+		return p.xrbCall(ctx, "select", []any{hand, value}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "value": value}, `if (d.primaryInputMode === 'controller') {
@@ -463,11 +447,9 @@ return {};`, nil)
 // tracked hand, recomputed from its gesture and pinch, or the translation
 // of a controller's grip offset.
 func (p *page) XRTouchOffset(ctx context.Context, hand string) ([]float64, error) {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
+	if p.onXRBlocks() {
 		var v []float64
-		if err == nil {
-			err = p.xrbCall(ctx, "touchOffset", []any{hand}, &v)
-		}
+		err := p.xrbCall(ctx, "touchOffset", []any{hand}, &v)
 		return v, err
 	}
 	var v []float64
@@ -491,11 +473,8 @@ return {v: [m[12], m[13], m[14]]};`, &v)
 
 // XRLocomote moves the user (contract.XR).
 func (p *page) XRLocomote(ctx context.Context, translation []float64, yaw float64) error {
-	if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-		if err == nil {
-			err = p.xrbCall(ctx, "locomote", []any{translation, yaw}, nil)
-		}
-		return err
+	if p.onXRBlocks() {
+		return p.xrbCall(ctx, "locomote", []any{translation, yaw}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"t": translation, "yaw": yaw}, `const h = [d.position.x, d.position.y, d.position.z];
@@ -597,11 +576,8 @@ func (p *page) xrRead(ctx context.Context, what string, out any) error {
 		return mapErr(err)
 	}
 	if raw == nil {
-		if xb, err := p.onXRBlocks(ctx); err != nil || xb {
-			if err == nil {
-				err = xrbCannot("report the WebXR session (xr(), xrEvents(), inView, coverage)", "XR Blocks' simulator runs no WebXR session")
-			}
-			return err
+		if p.onXRBlocks() {
+			return xrbCannot("report the WebXR session (xr(), xrEvents(), inView, coverage)", "XR Blocks' simulator runs no WebXR session")
 		}
 		return contract.Infra(errors.New("the page has no XR headset: set xr: in the task's task.yaml (docs/xr.md)"))
 	}

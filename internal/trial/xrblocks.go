@@ -20,22 +20,9 @@ import (
 // xrBlocksName names the backend in messages.
 const xrBlocksName = "the XR Blocks backend"
 
-// onXRBlocks reports whether the page runs with the XR Blocks backend; it
-// asks the page once.
-func (p *page) onXRBlocks(ctx context.Context) (bool, error) {
-	if p.backend != "" {
-		return p.backend == xr.BackendXRBlocks, nil
-	}
-	var has bool
-	if err := p.s.Eval(ctx, 0, `Object.prototype.hasOwnProperty.call(window, '`+xr.XRBlocksGlobal+`')`, &has); err != nil {
-		return false, mapErr(err)
-	}
-	p.backend = xr.BackendIWER
-	if has {
-		p.backend = xr.BackendXRBlocks
-	}
-	return has, nil
-}
+// onXRBlocks reports whether the page runs with the XR Blocks backend:
+// its task says so (only then does the prelude install that backend).
+func (p *page) onXRBlocks() bool { return p.backend == xr.BackendXRBlocks }
 
 // xrbStatus is the harness object's status().
 type xrbStatus struct {

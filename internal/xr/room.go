@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,13 @@ func IsRoomName(room string) bool { return slices.Contains(Rooms, room) }
 // RoomFile reports whether room is a path to a room file: it ends in
 // .json. Anything else must be one of Rooms.
 func RoomFile(room string) bool { return strings.HasSuffix(room, ".json") }
+
+// ValidRoom reports whether a task's room: or a probe's rooms: may name
+// room: one of Rooms, or a .json file inside the task folder (a local,
+// slash-separated path).
+func ValidRoom(room string) bool {
+	return IsRoomName(room) || (RoomFile(room) && filepath.IsLocal(room) && !strings.Contains(room, `\`))
+}
 
 // roomJSON reads a room — a capture's name or a JSON file's path — and
 // checks it is a scene @iwer/sem can load: an object with a list of
