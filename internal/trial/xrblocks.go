@@ -54,11 +54,14 @@ func (p *page) xrbReady(ctx context.Context) error {
 }
 
 // xrbCall calls method of the harness object with args; it returns {v} or
-// {err} as xrValue's bodies do.
+// {err} as xrValue's bodies do. Any call may move the user or a hand, so
+// the cached capture of the current frame is dropped, as IWER's input
+// paths drop it.
 func (p *page) xrbCall(ctx context.Context, method string, args []any, out any) error {
 	if err := p.xrbReady(ctx); err != nil {
 		return err
 	}
+	p.pixels = nil
 	b, err := json.Marshal(args)
 	if err != nil {
 		return err
