@@ -167,10 +167,14 @@ type Scene struct {
 	VisibleMeshes    int `json:"visible_meshes"`
 	VisibleTriangles int `json:"visible_triangles"`
 	// Instances is the sum of the drawn instance counts of InstancedMeshes.
-	Instances int     `json:"instances"`
-	Bounds    *Bounds `json:"bounds"`
-	Camera    *Camera `json:"camera"`
-	Error     string  `json:"error,omitempty"`
+	Instances int `json:"instances"`
+	// Bounds is the world box of the visible meshes, points, lines and
+	// sprites; MeshBounds that of the visible meshes alone (a floor mesh,
+	// not a grid of lines). Nil when there are none.
+	Bounds     *Bounds `json:"bounds"`
+	MeshBounds *Bounds `json:"mesh_bounds"`
+	Camera     *Camera `json:"camera"`
+	Error      string  `json:"error,omitempty"`
 	// Rendered is true when the scene summarised was passed to a hooked
 	// renderer's render(); false when it is known only from a devtools
 	// "observe" event, which page code can send with any object.

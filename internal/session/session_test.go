@@ -140,7 +140,8 @@ func TestCaptureHidesCaret(t *testing.T) {
 }
 
 // TestSceneSummaryCounts: hidden subtrees count in meshes and triangles but
-// not in their visible_ counterparts; InstancedMesh counts drawn instances.
+// not in their visible_ counterparts; InstancedMesh counts drawn instances;
+// bounds box what is drawn, mesh_bounds the visible meshes alone.
 func TestSceneSummaryCounts(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join("testdata", "scene.html"))
@@ -153,6 +154,9 @@ func TestSceneSummaryCounts(t *testing.T) {
 	require.Equal(t, 2, sc.VisibleMeshes)
 	require.Equal(t, 12+5*2, sc.VisibleTriangles)
 	require.Equal(t, 5, sc.Instances)
+	require.Equal(t, 1, sc.Lines)
+	require.Equal(t, &Bounds{Min: []float64{-5, -2, -5}, Max: []float64{5, 0.5, 5}}, sc.Bounds, "the grid's lines are drawn: in bounds")
+	require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -0.5}, Max: []float64{0.5, 0.5, 0.5}}, sc.MeshBounds, "the visible box alone (hidden meshes and instanced meshes are not boxed)")
 }
 
 // TestPressMoveRelease: a held button makes moves drags until it is let up.
