@@ -73,11 +73,11 @@ type Entity struct {
 		Position    struct{ X, Y, Z float64 }    `json:"position"`
 	} `json:"locatable_META"`
 	Plane *struct {
-		Offset struct{ X, Y float64 }         `json:"offset"`
+		Offset struct{ X, Y float64 }          `json:"offset"`
 		Extent struct{ Width, Height float64 } `json:"extent"`
 	} `json:"bounded2D_META"`
 	Box *struct {
-		Offset struct{ X, Y, Z float64 }             `json:"offset"`
+		Offset struct{ X, Y, Z float64 }              `json:"offset"`
 		Extent struct{ Width, Height, Depth float64 } `json:"extent"`
 	} `json:"bounded3D_META"`
 	Mesh *struct {
