@@ -57,7 +57,7 @@ func TestXRNavigateAndHandPose(t *testing.T) {
 	require.Greater(t, len(path), 2, "the crate is in the way: %v", path)
 	end := path[len(path)-1]
 	frames := int(math.Ceil(navmesh.Length(path) * 60))
-	yaw := math.Atan2(end[0], -(0.95 - end[1])) * 180 / math.Pi // facing (0, 0.95) from the end
+	yaw := math.Atan2(end[0], -(0.95-end[1])) * 180 / math.Pi // facing (0, 0.95) from the end
 	t.Logf("path %v, %d frames, yaw %.3f", path, frames, yaw)
 
 	dir := filepath.Join(t.TempDir(), "xr", "walk")
