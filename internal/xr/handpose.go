@@ -25,7 +25,8 @@ const PosePrefix = "__wp-pose-"
 // the hand's pose (its target-ray space) composed with the joint's offset
 // as IWER recomputes it from the hand's pose id and pinch, which is what
 // the page's next XR frame reports.
-const JointPoseJS = `const h = d.hands[a.hand];
+const JointPoseJS = `if (d.primaryInputMode === 'controller') return {err: 'the ' + a.hand + ' hand is a controller: it has no joints'};
+const h = d.hands[a.hand];
 if (!h) return {err: 'no ' + a.hand + ' hand'};
 h.updateHandPose();
 const j = h.inputSource.hand.get(a.joint);
