@@ -23,15 +23,20 @@ probes:
       - setHandPose: {hand: right, joints: {index-finger-phalanx-proximal: [-0.70710678, 0, 0, 0.70710678]}}
       - teleportHand: {hand: left, joint: {hand: right, name: index-finger-tip}}
       - assert: 'approx((hand == "right" ? s.left : s.right).ray, [mirror * 0.18, 1.21, -0.45], 1e-6)'
+      - assert: approx(joint(hand, "index-finger-tip").position, [mirror * 0.18, 1.21, -0.45], 1e-6)
+      - assert: approx(joint(hand, "index-finger-intermediate").position, [0, 0, 0], 1)
 `, o, Options{FPS: 60})
 	// On the fake's right hand (fakeJointOffset) the index finger's
 	// metacarpal is at (-0.02, 0, -0.02) and its proximal phalanx 3 cm on:
 	// turned 90° about -x, the two bones beyond point along -y.
+	bad := `approx(joint(hand, "index-finger-intermediate").position, [0, 0, 0], 1) | error | joint(hand, "index-finger-intermediate"): "index-finger-intermediate" is not a WebXR hand joint (wrist, index-finger-tip, …): target not found`
 	require.Equal(t, []string{
 		`approx((hand == "right" ? s.left : s.right).ray, [mirror * 0.18, 1.21, -0.45], 1e-6) | pass | `,
+		`approx(joint(hand, "index-finger-tip").position, [mirror * 0.18, 1.21, -0.45], 1e-6) | pass | `, bad,
 		`approx((hand == "right" ? s.left : s.right).ray, [mirror * 0.18, 1.21, -0.45], 1e-6) | pass | `,
+		`approx(joint(hand, "index-finger-tip").position, [mirror * 0.18, 1.21, -0.45], 1e-6) | pass | `, bad,
 	}, messages(res))
-	require.Equal(t, []string{"curl[right]", "curl[left]"}, []string{res.Verdicts[0].Probe, res.Verdicts[1].Probe})
+	require.Equal(t, []string{"curl[right]", "curl[left]"}, []string{res.Verdicts[0].Probe, res.Verdicts[3].Probe})
 	require.Equal(t, []float64{0.07, 0.5, -0.1, 0.86}, (&SetHandPoseStep{Hand: "right", Joints: map[string][]float64{"wrist": {0.07, -0.5, 0.1, 0.86}}}).mirrored().(*SetHandPoseStep).Joints["wrist"])
 }
 

@@ -132,15 +132,23 @@ func (a *NavigateToStep) run(x *exec) error {
 		path = straight(from, goal, a.Stop)
 	} else if path, err = grid.Path(from, goal, a.Stop); err != nil {
 		where := "room " + strconv.Quote(room)
+		// Places in messages to the millimetre (IWER keeps poses in float32).
+		mm := func(xs []float64) string {
+			out := make([]float64, len(xs))
+			for i, x := range xs {
+				out[i] = math.Round(x*1000) / 1000
+			}
+			return target.FormatPoint(out)
+		}
 		switch {
 		case errors.Is(err, navmesh.ErrOutside):
-			err = fmt.Errorf("the user stands at %s on the floor, outside the walkable area of %s", target.FormatPoint(from[:]), where)
+			err = fmt.Errorf("the user stands at %s on the floor, outside the walkable area of %s", mm(from[:]), where)
 		case errors.Is(err, navmesh.ErrNoGoal):
 			err = fmt.Errorf("no walkable point of %s lies within %s m of %s at %s (stop: a larger stop reaches further)",
-				where, formatFloat(a.Stop), a.Target, target.FormatPoint(at))
+				where, formatFloat(a.Stop), a.Target, mm(at))
 		default:
 			err = fmt.Errorf("no walkable path of %s leads from %s to within %s m of %s at %s",
-				where, target.FormatPoint(from[:]), formatFloat(a.Stop), a.Target, target.FormatPoint(at))
+				where, mm(from[:]), formatFloat(a.Stop), a.Target, mm(at))
 		}
 		return fmt.Errorf("%w: %w", err, target.ErrNotFound)
 	}
