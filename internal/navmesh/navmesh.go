@@ -197,6 +197,9 @@ func Build(room *Room, extra []Entity, o Options) (*Grid, error) {
 	floorY := math.Inf(1)
 	var shapes []shape
 	for _, e := range append(append([]Entity{}, room.Entities...), extra...) {
+		if e.Label == "CEILING" || e.Label == "GLOBAL_MESH" || e.Label == "UNRECOGNIZED" && e.Mesh != nil {
+			continue // never in the way (and the scene mesh is the room's largest entity)
+		}
 		cs, err := e.corners()
 		if err != nil {
 			return nil, err
@@ -214,7 +217,6 @@ func Build(room *Room, extra []Entity, o Options) (*Grid, error) {
 		case e.Label == "FLOOR" && e.Plane != nil:
 			floors = append(floors, hull(ps))
 			floorY = math.Min(floorY, lo)
-		case e.Label == "CEILING", e.Label == "GLOBAL_MESH", e.Label == "UNRECOGNIZED" && e.Mesh != nil:
 		default:
 			shapes = append(shapes, shape{hull(ps), lo, hi})
 		}

@@ -136,3 +136,26 @@ func TestGridOfOfficeSmall(t *testing.T) {
 	require.Equal(t, [][2]float64{{0.9, 0.9}, {0.25, 0.05}}, round(p)) // straight in sight
 
 }
+
+// TestGridsOfEveryCapture pins the walkable area of each of @iwer/sem's
+// five captures: its grid's size, its walkable cells and its floor's
+// height; the user's start, the origin, is walkable in every one.
+func TestGridsOfEveryCapture(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		w, h, walk int
+		floorY     float64
+	}{
+		{"living_room", 61, 48, 1159, -0.0038},
+		{"meeting_room", 43, 57, 1143, 0.0396},
+		{"music_room", 55, 68, 1704, 0.0553},
+		{"office_large", 35, 57, 562, 0.0018},
+		{"office_small", 26, 25, 217, 0.0488},
+	} {
+		g, err := Build(capture(t, tc.name), nil, Defaults)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, []int{tc.w, tc.h, tc.walk}, []int{g.W, g.H, g.Count()}, tc.name)
+		require.InDelta(t, tc.floorY, g.FloorY, 1e-4, tc.name)
+		require.True(t, g.Walkable(0, 0), tc.name)
+	}
+}
