@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // setHandPose turns a joint relative to its parent, the joints beyond it
@@ -80,4 +82,15 @@ probes:
 		require.Error(t, err, tc.step)
 		require.Contains(t, err.Error(), tc.want, tc.step)
 	}
+}
+
+// The mirror of navigateTo: a world target's x negated, a joint target the
+// other hand's joint, an object where it is; speed, stop and frames kept.
+func TestNavigateToMirror(t *testing.T) {
+	a := &NavigateToStep{Target: Target{World: []float64{1, 1, -2}}, Speed: 0.5, Stop: 0.2, Frames: 40}
+	require.Equal(t, &NavigateToStep{Target: Target{World: []float64{-1, 1, -2}}, Speed: 0.5, Stop: 0.2, Frames: 40}, a.mirrored())
+	j := &NavigateToStep{Target: Target{Joint: &target.Joint{Hand: "left", Name: "wrist"}}, Speed: 1, Stop: 0.5}
+	require.Equal(t, "navigateTo {joint: {hand: right, name: wrist}}", j.mirrored().Describe())
+	o := &NavigateToStep{Target: Target{Object: "cube"}, Speed: 1, Stop: 0.5}
+	require.Equal(t, o, o.mirrored())
 }
