@@ -14,14 +14,14 @@ import (
 	"github.com/worldprobe/worldprobe/internal/xr"
 )
 
-// TestXRBlocksRefusesSetHandPose: XR Blocks' simulated hands take named
-// poses only, so setHandPose is an infrastructure error naming the
-// backend, before the page is asked anything.
+// TestXRBlocksRefusesSetHandPose: setHandPose is not wired to XR Blocks'
+// simulated hands, so it is an infrastructure error naming the backend,
+// before the page is asked anything.
 func TestXRBlocksRefusesSetHandPose(t *testing.T) {
 	p := &page{backend: xr.BackendXRBlocks}
 	err := p.XRHandPose(context.Background(), "right", map[string][]float64{"wrist": {0, 0, 0, 1}})
 	require.True(t, contract.IsInfra(err), "%v", err)
-	require.EqualError(t, err, "the XR Blocks backend cannot shape a hand joint by joint (setHandPose): XR Blocks' simulated hands take its named poses only (gesture)")
+	require.EqualError(t, err, "the XR Blocks backend cannot shape a hand joint by joint (setHandPose): its simulated hands take anatomical joint angles, clamped and eased over frames, not rotations relative to the parent joint (not wired yet)")
 	name, grid, err := p.XRWalkable(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "", name)
@@ -77,5 +77,5 @@ probes:
 
 	_, err = run("version: 1\nprobes:\n  - name: pose\n    level: state\n    steps:\n      - step: 5\n      - setHandPose: {hand: right, joints: {wrist: [0, 0, 0, 1]}}\n      - assert: s.frames == 6\n")
 	require.EqualError(t, err, "running the contract of xr/xrblocks-walk: probe pose: setHandPose right: wrist [0, 0, 0, 1]: "+
-		"the XR Blocks backend cannot shape a hand joint by joint (setHandPose): XR Blocks' simulated hands take its named poses only (gesture)")
+		"the XR Blocks backend cannot shape a hand joint by joint (setHandPose): its simulated hands take anatomical joint angles, clamped and eased over frames, not rotations relative to the parent joint (not wired yet)")
 }

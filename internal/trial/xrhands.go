@@ -35,10 +35,15 @@ func (p *page) XRJointPose(ctx context.Context, hand, joint string) ([]float64, 
 }
 
 // XRHandPose shapes a tracked hand joint by joint (contract.XRHands).
-// XR Blocks' simulated hands take its named poses only.
+// XR Blocks' simulated hands take joint angles of their own (anatomical
+// flexion, abduction and roll, clamped to a hand's range and eased over
+// frames: SimulatorHands.setRightHandRotations) or raw joint transforms
+// (setRightHandJoints); neither is wired to setHandPose's rotations
+// relative to the parent joint yet.
 func (p *page) XRHandPose(ctx context.Context, hand string, rotations map[string][]float64) error {
 	if p.onXRBlocks() {
-		return xrbCannot("shape a hand joint by joint (setHandPose)", "XR Blocks' simulated hands take its named poses only (gesture)")
+		return xrbCannot("shape a hand joint by joint (setHandPose)",
+			"its simulated hands take anatomical joint angles, clamped and eased over frames, not rotations relative to the parent joint (not wired yet)")
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "rotations": rotations}, xr.HandPoseJS, nil)
