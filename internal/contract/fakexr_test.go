@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
+	"github.com/worldprobe/worldprobe/internal/navmesh"
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
@@ -39,6 +40,13 @@ type fakeXR struct {
 	// objects are the boxes added to it, in order.
 	inRoom  bool
 	objects []RoomObject
+	// The walkable area (fakehands_test.go) and, per hand, the joint
+	// rotations setHandPose gave it; trail is the head's position and
+	// heading (degrees) at each frame.
+	walkRoom string
+	walk     *navmesh.Grid
+	handPose map[string]map[string][]float64
+	trail    [][]float64
 }
 
 type fakePose struct{ p, q []float64 }
@@ -122,6 +130,8 @@ func (x *fakeXR) frame() {
 	}
 	x.pending = map[string]map[string]float64{}
 	x.head = round6(x.poses["head"].p)
+	head := x.poses["head"]
+	x.trail = append(x.trail, round6([]float64{head.p[0], head.p[1], head.p[2], headingOf(unitQuat(head.q)) * 180 / math.Pi}))
 	x.mode0 = x.mode
 	for _, hand := range []string{"left", "right"} {
 		dev := x.activeDevice(hand)

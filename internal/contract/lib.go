@@ -42,7 +42,7 @@ var (
 	// pixelFuncs are the observation functions that read the drawn canvas.
 	pixelFuncs = []string{"pixel", "region", "objectPixel"}
 	// pageFuncs are all functions that read the page.
-	pageFuncs = append(append([]string{}, observingFuncs...), "scene", "xr", "xrEvents")
+	pageFuncs = append(append([]string{}, observingFuncs...), "scene", "xr", "xrEvents", "joint")
 )
 
 // lib is the StateProbe function library, see docs/contracts.md.
@@ -146,6 +146,7 @@ func (lib) CompileOptions() []cel.EnvOption {
 		late("coverage", []*cel.Type{dyn}, dyn),
 		late("xr", nil, dynMap),
 		late("xrEvents", nil, dynList),
+		late("joint", []*cel.Type{cel.StringType, cel.StringType}, dynMap),
 		late("pixel", []*cel.Type{dyn, dyn}, dynMap),
 		late("region", []*cel.Type{dyn, dyn, dyn, dyn}, dynMap),
 		late("objectPixel", []*cel.Type{cel.StringType}, dynMap),

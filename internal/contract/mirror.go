@@ -64,6 +64,8 @@ func stepHand(a Action) string {
 		return s.Control.hand()
 	case *TeleportHandStep:
 		return s.Hand
+	case *SetHandPoseStep:
+		return s.Hand
 	}
 	return ""
 }
@@ -98,11 +100,14 @@ func mirrorQuat(q []float64) []float64 {
 	return []float64{q[0], -q[1], -q[2], q[3]}
 }
 
-// mirrorTarget mirrors a world target; an object target is where the
-// object is, whichever side that is.
+// mirrorTarget mirrors a world target and takes a hand joint of the other
+// hand; an object target is where the object is, whichever side that is.
 func mirrorTarget(t Target) Target {
-	if t.Kind() == target.KindWorld {
+	switch t.Kind() {
+	case target.KindWorld:
 		return target.Set(target.KindWorld, "", mirrorPoint(t.World))
+	case target.KindJoint:
+		return Target{Joint: &target.Joint{Hand: otherHand(t.Joint.Hand), Name: t.Joint.Name}}
 	}
 	return t
 }

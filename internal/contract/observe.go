@@ -16,7 +16,7 @@ import (
 )
 
 // observer binds the observation functions (object, tagged, pixel, region,
-// objectPixel, dom, scene, inView, coverage, xr, xrEvents) to one page for
+// objectPixel, dom, scene, inView, coverage, xr, xrEvents, joint) to one page for
 // one evaluation.
 //
 // The functions are declared in the environment with late bindings, so
@@ -94,6 +94,14 @@ func (o *observer) programOption() cel.ProgramOption {
 				}
 				return x.XREvents(o.ctx)
 			})
+		}},
+		&functions.Overload{Operator: overloadID("joint", 2), Binary: func(a, b ref.Val) ref.Val {
+			hand, okh := str(a)
+			name, okn := str(b)
+			if !okh || !okn {
+				return errorf("joint: want a hand and a joint name, got %s and %s", typeName(a), typeName(b))
+			}
+			return o.call("joint", []any{hand, name}, func() (any, error) { return o.joint(hand, name) })
 		}},
 		&functions.Overload{Operator: overloadID("pixel", 2), Binary: func(a, b ref.Val) ref.Val {
 			x, okx := num(a)
@@ -277,6 +285,46 @@ func objectRef(v ref.Val) (ObjectRef, ref.Val) {
 }
 
 // call runs one observation, memoised by function and arguments.
+// joint is a joint of a tracked hand as the page's XR frame reports it:
+// {position [x, y, z], orientation [x, y, z, w]} in local-floor space.
+func (o *observer) joint(hand, name string) (any, error) {
+	if hand != "left" && hand != "right" {
+		return nil, fmt.Errorf("hand %q: want left or right: %w", hand, target.ErrNotFound)
+	}
+	if !contains(target.HandJoints, name) {
+		return nil, fmt.Errorf("%q is not a WebXR hand joint (wrist, index-finger-tip, …): %w", name, target.ErrNotFound)
+	}
+	x, err := capability[XR](o.page, "joint()")
+	if err != nil {
+		return nil, err
+	}
+	mode, err := x.XRInputMode(o.ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mode == "controller" {
+		return nil, fmt.Errorf("the %s hand's %s is not tracked: its active input is a controller: %w", hand, name, target.ErrNotFound)
+	}
+	h, err := capability[XRHands](o.page, "joint()")
+	if err != nil {
+		return nil, err
+	}
+	p, q, err := h.XRJointPose(o.ctx, hand, name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"position": floatsAny(p), "orientation": floatsAny(q)}, nil
+}
+
+// floatsAny is xs as a list CEL reads.
+func floatsAny(xs []float64) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
 func (o *observer) call(fn string, args []any, read func() (any, error)) ref.Val {
 	key := fn + "(" + formatArgs(args) + ")"
 	if v, ok := o.cache[key]; ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/worldprobe/worldprobe/internal/navmesh"
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
@@ -131,6 +132,36 @@ type XR interface {
 	// the head (counter-clockwise seen from above: 90 turns the user to
 	// their left), and then moved by translation [x, y, z].
 	XRLocomote(ctx context.Context, translation []float64, yaw float64) error
+}
+
+// XRHands is a page whose XR user's tracked hands can be read and shaped
+// joint by joint (hand-joint targets, setHandPose). Joints are named as
+// WebXR names them (target.HandJoints).
+type XRHands interface {
+	// XRJointPose is where a joint of a tracked hand is as the page's next
+	// XR frame reports it: position [x, y, z] and orientation [x, y, z, w]
+	// in local-floor space. A hand whose active input is a controller has
+	// no joints: an error wrapping [target.ErrNotFound].
+	XRJointPose(ctx context.Context, hand, joint string) (position, orientation []float64, err error)
+	// XRHandPose switches the headset to hand input and shapes the hand:
+	// each named joint turned to its rotation relative to its parent joint
+	// (a quaternion [x, y, z, w]; the wrist's parent is the hand's own
+	// frame), the others keeping their rotations relative to their
+	// parents in the hand's current shape, every bone its length. The page
+	// reads the joints from the next frame. A backend whose hands cannot
+	// be shaped joint by joint is an infrastructure error naming it.
+	XRHandPose(ctx context.Context, hand string, rotations map[string][]float64) error
+}
+
+// XRNavigator is a page whose XR user can walk over the walkable area of
+// the room the headset stands in (navigateTo).
+type XRNavigator interface {
+	// XRWalkable is the walkable area of the headset's room as it is now,
+	// the boxes added with addObjects included (navmesh.Defaults), and the
+	// room's name. A nil grid means no room bounds the walk (a task
+	// without room:, the XR Blocks backend's open floor): the whole floor
+	// is walkable.
+	XRWalkable(ctx context.Context) (room string, grid *navmesh.Grid, err error)
 }
 
 // XRRoom is a page whose XR headset stands in a room (task.yaml room:)

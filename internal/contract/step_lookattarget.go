@@ -18,7 +18,7 @@ func init() {
 	registerStep(stepType{
 		Kind: StepLookAtTarget, Order: 240,
 		Example: "`lookAtTarget: {object: cube}`",
-		Doc: "turns the XR head, where it stands, to face a target — `{world: [x, y, z]}`, `{object: name}` or `{tag: name}` (its world position now) — " +
+		Doc: "turns the XR head, where it stands, to face a target — `{world: [x, y, z]}`, `{object: name}`, `{tag: name}` or `{joint: {hand, name}}` (its world position now) — " +
 			"with no roll; the hands stay where they are",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			fields := p.mapping(v, c.what, xrTargetKeys()...)

@@ -17,7 +17,7 @@ func init() {
 		Kind: StepPointTo, Order: 250,
 		Example: "`pointTo: {hand: right, object: cube}`",
 		Doc: "turns the hand's active XR input — the tracked hand or its controller — where it is, so that its target ray (its -z) points at a target, " +
-			"`{world: [x, y, z]}`, `{object: name}` or `{tag: name}`, with no roll",
+			"`{world: [x, y, z]}`, `{object: name}`, `{tag: name}` or `{joint: {hand, name}}`, with no roll",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			h, t, ok := parseHandTarget(p, v, c)
 			return &PointToStep{Hand: h, Target: t}, ok

@@ -17,7 +17,7 @@ func init() {
 		Kind: StepReachTo, Order: 260,
 		Example: "`reachTo: {hand: right, world: [0, 1.2, -0.4]}`",
 		Doc: "moves the hand's active XR input, not turning it, so that its index fingertip (a tracked hand, in its current gesture and pinch) " +
-			"or its grip (a controller) is at a target, `{world: [x, y, z]}`, `{object: name}` or `{tag: name}`; the page reads it there on the next frame",
+			"or its grip (a controller) is at a target, `{world: [x, y, z]}`, `{object: name}`, `{tag: name}` or `{joint: {hand, name}}`; the page reads it there on the next frame",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			h, t, ok := parseHandTarget(p, v, c)
 			return &ReachToStep{Hand: h, Target: t}, ok

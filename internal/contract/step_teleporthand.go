@@ -16,7 +16,7 @@ func init() {
 		Kind: StepTeleportHand, Order: 265,
 		Example: "`teleportHand: {hand: left, tag: cube}`",
 		Doc: "places the hand's active XR input — the tracked hand or its controller, its own pose as `hand:` and `controller:` set it (a controller's grip is 5 cm from it) — at a target, " +
-			"`{world: [x, y, z]}`, `{object: name}` or `{tag: name}`, not turned (GenXR-Test's `teleportHand`; `reachTo` puts the touching point there instead); " +
+			"`{world: [x, y, z]}`, `{object: name}`, `{tag: name}` or `{joint: {hand, name}}`, not turned (GenXR-Test's `teleportHand`; `reachTo` puts the touching point there instead); " +
 			"the page reads it there on the next frame",
 		Parse: func(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			h, t, ok := parseHandTarget(p, v, c)

@@ -15,8 +15,12 @@ import (
 // and the little quaternion arithmetic that aims a device.
 
 // xrTargetKinds are the target kinds an XR step can aim at: a world point,
-// a scene object by name or by semantic tag (its world position).
-var xrTargetKinds = []target.Kind{target.KindWorld, target.KindObject, target.KindTag}
+// a scene object by name or by semantic tag (its world position), a joint
+// of a tracked hand.
+var xrTargetKinds = []target.Kind{target.KindWorld, target.KindObject, target.KindTag, target.KindJoint}
+
+// xrTargetForms is how messages list the XR targets.
+const xrTargetForms = "{world: [x, y, z]}, {object: name}, {tag: name} or {joint: {hand, name}}"
 
 // handOf reads the required hand field: "left" or "right".
 func (p *parser) handOf(v *yaml.Node, fields map[string]field, what string) (string, bool) {
@@ -61,10 +65,40 @@ func (p *parser) xrTarget(v *yaml.Node, fields map[string]field, what string) (T
 		}
 	}
 	if n != 1 {
-		p.errorf(v, "%s: want one target: {world: [x, y, z]}, {object: name} or {tag: name}", what)
+		p.errorf(v, "%s: want one target: %s", what, xrTargetForms)
 		return Target{}, false
 	}
+	if f, ok := fields[string(target.KindJoint)]; ok {
+		return p.joint(f.value, what+": joint")
+	}
 	return p.targetAmong(v, fields, what, xrTargetKeys())
+}
+
+// joint reads a hand-joint target's value: {hand: left or right, name:
+// one of target.HandJoints}.
+func (p *parser) joint(v *yaml.Node, what string) (Target, bool) {
+	fields := p.mapping(v, what, "hand", "name")
+	if fields == nil {
+		return Target{}, false
+	}
+	h, ok := p.handOf(v, fields, what)
+	f, has := fields["name"]
+	if !has {
+		p.errorf(v, "%s: want name (a WebXR hand joint: wrist, index-finger-tip, …)", what)
+		return Target{}, false
+	}
+	name, good := p.jointName(f.value, what+": name")
+	return Target{Joint: &target.Joint{Hand: h, Name: name}}, ok && good
+}
+
+// jointName reads one of the 25 WebXR hand joints' names.
+func (p *parser) jointName(v *yaml.Node, what string) (string, bool) {
+	name, ok := p.str(v, what)
+	if ok && !contains(target.HandJoints, name) {
+		p.errorf(v, "%s: %q is not a WebXR hand joint (%s)", what, name, strings.Join(target.HandJoints, ", "))
+		return name, false
+	}
+	return name, ok
 }
 
 // xrTargetKeys are the keys of xrTargetKinds.
@@ -98,8 +132,33 @@ func (x *exec) worldPoint(t Target) ([]float64, error) {
 			return nil, err
 		}
 		return objectPosition(o, t)
+	case target.KindJoint:
+		p, _, err := x.jointPose(t.Joint)
+		return p, err
 	}
 	return nil, Infra(fmt.Errorf("%s is not an XR target", t))
+}
+
+// jointPose is where a joint of a tracked hand is now. A hand whose active
+// input is a controller has no joints: a failed target.
+func (x *exec) jointPose(j *target.Joint) ([]float64, []float64, error) {
+	xr, err := x.headset()
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := xr.XRInputMode(x.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mode == "controller" {
+		return nil, nil, fmt.Errorf("the %s hand's %s is not tracked: its active input is a controller (a gesture, hand or setHandPose step switches to hands): %w",
+			j.Hand, j.Name, target.ErrNotFound)
+	}
+	hands, err := capability[XRHands](x.page, "hand joints (a {joint: …} target)")
+	if err != nil {
+		return nil, nil, err
+	}
+	return hands.XRJointPose(x.ctx, j.Hand, j.Name)
 }
 
 // tagged describes the one scene object a {tag: name} target names: the

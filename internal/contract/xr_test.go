@@ -177,10 +177,10 @@ func TestXRStepParseErrors(t *testing.T) {
 		{"teleportTo: [1, 2]", "contract.yaml:6: probe a: steps: teleportTo: want a list of 3 numbers"},
 		{"walk: {}", "contract.yaml:6: probe a: steps: walk: want forward, right or up"},
 		{"rotate: {}", "contract.yaml:6: probe a: steps: rotate: want yaw (degrees)"},
-		{"lookAtTarget: {at: [1, 2]}", `contract.yaml:6: probe a: steps: lookAtTarget: unknown field "at" (want one of world, object, tag)` + "\n" +
-			"contract.yaml:6: probe a: steps: lookAtTarget: want one target: {world: [x, y, z]}, {object: name} or {tag: name}"},
-		{"pointTo: {hand: right}", "contract.yaml:6: probe a: steps: pointTo: want one target: {world: [x, y, z]}, {object: name} or {tag: name}"},
-		{"reachTo: {hand: right, world: [0, 1, 0], object: cube}", "contract.yaml:6: probe a: steps: reachTo: want one target: {world: [x, y, z]}, {object: name} or {tag: name}"},
+		{"lookAtTarget: {at: [1, 2]}", `contract.yaml:6: probe a: steps: lookAtTarget: unknown field "at" (want one of world, object, tag, joint)` + "\n" +
+			"contract.yaml:6: probe a: steps: lookAtTarget: want one target: {world: [x, y, z]}, {object: name}, {tag: name} or {joint: {hand, name}}"},
+		{"pointTo: {hand: right}", "contract.yaml:6: probe a: steps: pointTo: want one target: {world: [x, y, z]}, {object: name}, {tag: name} or {joint: {hand, name}}"},
+		{"reachTo: {hand: right, world: [0, 1, 0], object: cube}", "contract.yaml:6: probe a: steps: reachTo: want one target: {world: [x, y, z]}, {object: name}, {tag: name} or {joint: {hand, name}}"},
 		{"rayClick: {object: cube}", "contract.yaml:6: probe a: steps: rayClick: want hand (left or right)"},
 	} {
 		_, err := Parse("contract.yaml", []byte("version: 1\nprobes:\n  - name: a\n    level: state\n    steps:\n      - "+c.step+"\n      - assert: 'true'\n"))

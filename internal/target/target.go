@@ -4,8 +4,7 @@
 // same type and the same not-found error without importing each other.
 //
 // A target is exactly one of its fields. [Kinds] are those of a mouse on
-// a canvas page; [KindTag] is for XR steps only (a hand joint, a hand, a
-// controller join as further fields with their own [Kind]).
+// a canvas page; [KindTag] and [KindJoint] are for XR steps only.
 package target
 
 import (
@@ -29,13 +28,52 @@ var ErrNotFound = errors.New("target not found")
 //   - Object: the screen position of the named scene object;
 //   - World: [x, y, z] in world space, projected with the active camera;
 //   - Tag: the one scene object whose semantic tag (userData.semantic)
-//     has this name or, when none has, this role (XR steps only).
+//     has this name or, when none has, this role (XR steps only);
+//   - Joint: a joint of a tracked hand of the XR user, where the page's
+//     XR frame puts it (XR steps only).
 type Target struct {
 	Selector string    `json:"selector,omitempty"`
 	At       []float64 `json:"at,omitempty"`
 	Object   string    `json:"object,omitempty"`
 	World    []float64 `json:"world,omitempty"`
 	Tag      string    `json:"tag,omitempty"`
+	Joint    *Joint    `json:"joint,omitempty"`
+}
+
+// Joint names a joint of a tracked hand: Hand "left" or "right", Name one
+// of HandJoints.
+type Joint struct {
+	Hand string `json:"hand"`
+	Name string `json:"name"`
+}
+
+// HandJoints are the 25 joints of a WebXR hand (XRHandJoint), in the
+// specification's order.
+var HandJoints = []string{
+	"wrist",
+	"thumb-metacarpal", "thumb-phalanx-proximal", "thumb-phalanx-distal", "thumb-tip",
+	"index-finger-metacarpal", "index-finger-phalanx-proximal", "index-finger-phalanx-intermediate", "index-finger-phalanx-distal", "index-finger-tip",
+	"middle-finger-metacarpal", "middle-finger-phalanx-proximal", "middle-finger-phalanx-intermediate", "middle-finger-phalanx-distal", "middle-finger-tip",
+	"ring-finger-metacarpal", "ring-finger-phalanx-proximal", "ring-finger-phalanx-intermediate", "ring-finger-phalanx-distal", "ring-finger-tip",
+	"pinky-finger-metacarpal", "pinky-finger-phalanx-proximal", "pinky-finger-phalanx-intermediate", "pinky-finger-phalanx-distal", "pinky-finger-tip",
+}
+
+// JointParent is the joint a hand joint hangs from: the one before it in
+// its finger (or thumb), the wrist for a metacarpal, "" for the wrist.
+func JointParent(name string) string {
+	i := -1
+	for k, j := range HandJoints {
+		if j == name {
+			i = k
+		}
+	}
+	switch {
+	case i <= 0:
+		return ""
+	case i == 1 || (i-5)%5 == 0 && i >= 5:
+		return "wrist"
+	}
+	return HandJoints[i-1]
 }
 
 // Kind names a way of placing a target; it is the target's key in YAML.
@@ -50,6 +88,9 @@ const (
 	// KindTag places an XR step's target at a semantically tagged object;
 	// it is not one of Kinds (a pointer does not take it).
 	KindTag Kind = "tag"
+	// KindJoint places an XR step's target at a joint of a tracked hand;
+	// it is not one of Kinds.
+	KindJoint Kind = "joint"
 )
 
 // Kinds lists every target kind of a pointer, in documentation order.
@@ -80,6 +121,8 @@ func (t Target) Kind() Kind {
 		return KindWorld
 	case t.Tag != "":
 		return KindTag
+	case t.Joint != nil:
+		return KindJoint
 	}
 	return ""
 }
@@ -116,6 +159,8 @@ func (t Target) String() string {
 		return "{world: " + FormatPoint(t.World) + "}"
 	case KindTag:
 		return fmt.Sprintf("{tag: %q}", t.Tag)
+	case KindJoint:
+		return fmt.Sprintf("{joint: {hand: %s, name: %s}}", t.Joint.Hand, t.Joint.Name)
 	}
 	return "{}"
 }

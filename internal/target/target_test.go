@@ -36,3 +36,19 @@ func TestTargetKindAndString(t *testing.T) {
 	require.Equal(t, 0, KindObject.Dimensions())
 	require.Equal(t, "[NaN, Infinity, -Infinity]", FormatPoint([]float64{math.NaN(), math.Inf(1), math.Inf(-1)}))
 }
+
+// A hand joint hangs from the one before it in its finger, a metacarpal
+// from the wrist; the wrist from nothing. A joint target names its hand.
+func TestHandJoints(t *testing.T) {
+	require.Len(t, HandJoints, 25)
+	for joint, parent := range map[string]string{
+		"wrist": "", "thumb-metacarpal": "wrist", "thumb-tip": "thumb-phalanx-distal",
+		"index-finger-metacarpal": "wrist", "index-finger-phalanx-proximal": "index-finger-metacarpal",
+		"pinky-finger-metacarpal": "wrist", "pinky-finger-tip": "pinky-finger-phalanx-distal", "palm": "",
+	} {
+		require.Equal(t, parent, JointParent(joint), joint)
+	}
+	j := Target{Joint: &Joint{Hand: "right", Name: "index-finger-tip"}}
+	require.Equal(t, KindJoint, j.Kind())
+	require.Equal(t, "{joint: {hand: right, name: index-finger-tip}}", j.String())
+}

@@ -29,6 +29,8 @@ type page struct {
 	// backend is the XR backend of the task (task.yaml xrBackend, one of
 	// xr.Backends; "" is IWER's).
 	backend string
+	// room is the room the headset stands in (xrhands.go); nil for none.
+	room *pageRoom
 }
 
 // page offers every capability a contract step can ask for.

@@ -18,6 +18,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/inspect"
+	"github.com/worldprobe/worldprobe/internal/navmesh"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/session"
@@ -260,6 +261,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		logger = slog.Default()
 	}
 	preludesFor := xrPreludes(j.Resolver, t)
+	roomsFor := xrRooms(j.Resolver, t)
 	preludes, err := preludesFor("")
 	if err != nil {
 		return nil, fmt.Errorf("trial %s: %w", in.Key, err)
@@ -323,7 +325,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 				if !reused.Loaded() {
 					return nil, errors.New("the page did not load")
 				}
-				return &page{s: reused, fps: fps, backend: t.XRBackend}, nil
+				return &page{s: reused, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx))}, nil
 			}
 			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
@@ -344,7 +346,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 				return nil, errors.New("the page did not load")
 			}
 			reused = s
-			return &page{s: s, fps: fps, backend: t.XRBackend}, nil
+			return &page{s: s, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx))}, nil
 		}
 	}
 	var rec *recorder
@@ -420,20 +422,56 @@ func xrPreludes(res *resolve.Resolver, t *task.Task) func(room string) ([]string
 		if p, ok := cache[room]; ok {
 			return p, nil
 		}
-		src := t.RoomSource()
-		switch {
-		case room == "":
-		case xr.RoomFile(room):
-			src = filepath.Join(t.Dir, room)
-		default:
-			src = room
-		}
-		p, err := xr.Prelude(res, xr.Options{Profile: t.XR, Backend: t.XRBackend, Room: src})
+		p, err := xr.Prelude(res, xr.Options{Profile: t.XR, Backend: t.XRBackend, Room: roomSource(t, room)})
 		if err != nil {
 			return nil, err
 		}
 		cache[room] = []string{p}
 		return cache[room], nil
+	}
+}
+
+// roomSource is the room a page stands in as xr.Options.Room takes it:
+// the task's own (room "", task.yaml room:) or a probe's (rooms:, a
+// capture's name or a file relative to the task folder).
+func roomSource(t *task.Task, room string) string {
+	switch {
+	case room == "":
+		return t.RoomSource()
+	case xr.RoomFile(room):
+		return filepath.Join(t.Dir, room)
+	}
+	return room
+}
+
+// xrRooms returns the room of the task's pages by room (as xrPreludes
+// takes it), each read and parsed at most once per trial, when a
+// navigateTo first needs its walkable area; nil without a headset or a
+// room.
+func xrRooms(res *resolve.Resolver, t *task.Task) func(room string) *pageRoom {
+	cache := map[string]*pageRoom{}
+	return func(room string) *pageRoom {
+		src := roomSource(t, room)
+		if t.XR == "" || src == "" {
+			return nil
+		}
+		if r, ok := cache[src]; ok {
+			return r
+		}
+		var parsed *navmesh.Room
+		var err error
+		r := &pageRoom{label: contract.RoomLabel(src)}
+		r.load = func() (*navmesh.Room, error) {
+			if parsed == nil && err == nil {
+				var scene []byte
+				if scene, err = xr.RoomScene(res, src); err == nil {
+					parsed, err = navmesh.ParseRoom(scene)
+				}
+			}
+			return parsed, err
+		}
+		cache[src] = r
+		return r
 	}
 }
 

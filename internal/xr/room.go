@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/resolve"
 )
 
 // SEMURL is the build of @iwer/sem (IWER's Synthetic Environment Module)
@@ -37,6 +39,14 @@ func RoomFile(room string) bool { return strings.HasSuffix(room, ".json") }
 // slash-separated path).
 func ValidRoom(room string) bool {
 	return IsRoomName(room) || (RoomFile(room) && filepath.IsLocal(room) && !strings.Contains(room, `\`))
+}
+
+// RoomScene is the scene JSON of a room — a capture's name (read through
+// the resolver from web/node_modules) or a room file's path — as the
+// prelude loads it into @iwer/sem (the navigation mesh is derived from it,
+// package navmesh).
+func RoomScene(res *resolve.Resolver, room string) ([]byte, error) {
+	return roomJSON(func(url string) ([]byte, error) { return readURL(res, url) }, room)
 }
 
 // roomJSON reads a room — a capture's name or a JSON file's path — and

@@ -9,6 +9,11 @@ import (
 // boxes the harness added to its room (a Map from id to @iwer/sem entity).
 const ObjectsProperty = "__wpObjects"
 
+// EntitiesProperty is the property of the emulated device that keeps the
+// scene JSON of each box the harness added (a Map from id to entity, as
+// BoxEntity made it), for the navigation mesh.
+const EntitiesProperty = "__wpObjectEntities"
+
 // SEMProperty is the property of the emulated device that keeps
 // @iwer/sem's module as the prelude found it.
 const SEMProperty = "__wpSEM"
@@ -64,11 +69,13 @@ const RoomObjectsJS = `const sem = d.sem, S = d.` + SEMProperty + `;
 if (!sem || !S || !d.` + RoomProperty + `) return {v: null};
 let added = d.` + ObjectsProperty + `;
 if (!added) { added = new Map(); Object.defineProperty(d, '` + ObjectsProperty + `', { value: added, enumerable: false }); }
-const drop = (id) => { const e = added.get(id); e.removeFromParent(); sem.trackedMeshes.delete(e.nativeEntity); added.delete(id); };
+let json = d.` + EntitiesProperty + `;
+if (!json) { json = new Map(); Object.defineProperty(d, '` + EntitiesProperty + `', { value: json, enumerable: false }); }
+const drop = (id) => { const e = added.get(id); e.removeFromParent(); sem.trackedMeshes.delete(e.nativeEntity); added.delete(id); json.delete(id); };
 const put = (o) => {
   const e = S.SpatialEntity.fromPBJSON(o.entity);
   if (!e) throw new Error('@iwer/sem made no entity of box ' + o.id);
-  sem.boxes.add(e); sem.trackedMeshes.add(e.nativeEntity); added.set(o.id, e);
+  sem.boxes.add(e); sem.trackedMeshes.add(e.nativeEntity); added.set(o.id, e); json.set(o.id, JSON.stringify(o.entity));
 };
 switch (a.op) {
   case 'add':

@@ -181,6 +181,20 @@
     return { v: w.applyMatrix4(c.matrixWorld.clone().invert()).toArray() };
   };
 
+  // joint is where a joint of a simulated hand (core.input.hands, WebXR's
+  // joint names) is in the world, as of the last frame.
+  h.joint = (which, name) => {
+    need();
+    const T = THREE();
+    const i = idx(which);
+    if (i < 0) return { err: 'no hand ' + which };
+    const hand = core().input.hands[i];
+    const j = hand && hand.joints && hand.joints[name];
+    if (!j) return { err: 'the XR Blocks simulator has no ' + which + ' ' + name + ' joint' };
+    j.updateMatrixWorld(true);
+    return { v: { p: j.getWorldPosition(new T.Vector3()).toArray(), q: j.getWorldQuaternion(new T.Quaternion()).toArray() } };
+  };
+
   // locomote turns the user by yaw degrees about the vertical through the
   // head and moves them by t (world metres); the hands go with the camera.
   h.locomote = (t, yaw) => {

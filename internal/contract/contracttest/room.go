@@ -55,4 +55,10 @@ func XRNoRoomConformance(t *testing.T, open Opener) {
 	require.Error(t, err)
 	require.True(t, contract.IsInfra(err), "an infrastructure error: %v", err)
 	require.Contains(t, err.Error(), "the headset stands in no room: set room: in the task's task.yaml")
+	if nav, ok := p.(contract.XRNavigator); ok {
+		name, grid, err := nav.XRWalkable(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "", name, "no room")
+		require.Nil(t, grid, "no room bounds the walk")
+	}
 }

@@ -20,6 +20,7 @@ func XRConformance(t *testing.T, open Opener) {
 	t.Run("controller", func(t *testing.T) { testXRController(t, open) })
 	t.Run("hands", func(t *testing.T) { testXRHands(t, open) })
 	t.Run("locomotion", func(t *testing.T) { testXRLocomotion(t, open) })
+	t.Run("joints", func(t *testing.T) { testXRJoints(t, open) })
 }
 
 // near fails unless got is want within 1e-5 in every coordinate (the XR
@@ -152,6 +153,68 @@ func testXRHands(t *testing.T, open Opener) {
 	}
 	err = xr.XRGesture(ctx, "left", "wave")
 	notFound(t, err, "a gesture the headset does not know")
+}
+
+// testXRJoints: a hand's joints are read one by one; XRHandPose turns a
+// joint relative to its parent to exactly the rotation given, the bones
+// keep their lengths and the joints it does not name their rotations; a
+// controller has no joints.
+func testXRJoints(t *testing.T, open Opener) {
+	ctx := context.Background()
+	p, hands := openWith[contract.XRHands](t, open, "the page has no hand joints")
+	xr, ok := p.(contract.XR)
+	require.True(t, ok, "a page with hand joints has a headset")
+	require.NoError(t, p.Step(ctx, 1))
+	_, _, err := hands.XRJointPose(ctx, "right", "wrist")
+	notFound(t, err, "a controller's joints")
+	require.NoError(t, xr.XRPose(ctx, "right", []float64{0.2, 1.3, -0.4}, nil))
+	require.NoError(t, p.Step(ctx, 1))
+	type pose struct{ p, q []float64 }
+	read := func(joint string) pose {
+		pos, q, err := hands.XRJointPose(ctx, "right", joint)
+		require.NoError(t, err, joint)
+		require.Len(t, pos, 3, joint)
+		require.Len(t, q, 4, joint)
+		return pose{pos, q}
+	}
+	chain := []string{"index-finger-metacarpal", "index-finger-phalanx-proximal", "index-finger-phalanx-intermediate", "ring-finger-tip"}
+	before := map[string]pose{}
+	for _, j := range chain {
+		before[j] = read(j)
+	}
+	turn := []float64{-0.5, 0, 0, math.Sqrt(3) / 2} // 60° about -x: a curl
+	require.NoError(t, hands.XRHandPose(ctx, "right", map[string][]float64{"index-finger-phalanx-proximal": turn}))
+	require.NoError(t, p.Step(ctx, 1))
+	after := map[string]pose{}
+	for _, j := range chain {
+		after[j] = read(j)
+	}
+	local := func(parent, child pose) []float64 {
+		c := []float64{-parent.q[0], -parent.q[1], -parent.q[2], parent.q[3]}
+		l := qmul(c, child.q)
+		if l[3] < 0 {
+			l = []float64{-l[0], -l[1], -l[2], -l[3]}
+		}
+		return l
+	}
+	m, pr, in := chain[0], chain[1], chain[2]
+	near(t, turn, local(after[m], after[pr]), "the proximal phalanx turned relative to its metacarpal")
+	near(t, local(before[pr], before[in]), local(after[pr], after[in]), "the intermediate phalanx kept its rotation relative to its parent")
+	bone := func(a, b pose) float64 { return math.Hypot(math.Hypot(a.p[0]-b.p[0], a.p[1]-b.p[1]), a.p[2]-b.p[2]) }
+	require.InDelta(t, bone(before[m], before[pr]), bone(after[m], after[pr]), 1e-5, "the metacarpal kept its length")
+	require.InDelta(t, bone(before[pr], before[in]), bone(after[pr], after[in]), 1e-5, "the proximal phalanx kept its length")
+	near(t, before[chain[3]].p, after[chain[3]].p, "another finger did not move")
+	require.Greater(t, bone(before[in], after[in]), 0.005, "the intermediate phalanx moved with the turn")
+}
+
+// qmul is the Hamilton product a·b of quaternions [x, y, z, w].
+func qmul(a, b []float64) []float64 {
+	return []float64{
+		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
+		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
+		a[3]*b[2] + a[0]*b[1] - a[1]*b[0] + a[2]*b[3],
+		a[3]*b[3] - a[0]*b[0] - a[1]*b[1] - a[2]*b[2],
+	}
 }
 
 func testXRLocomotion(t *testing.T, open Opener) {
