@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
 )
 
 var loopback = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
