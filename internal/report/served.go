@@ -144,6 +144,9 @@ func (s Served) Trial(w io.Writer, p Page, key, report string) error {
 	if _, ok := p.Dirs[key]; !ok || t == nil {
 		return fmt.Errorf("trial %s: no such trial with a folder", key)
 	}
+	if s.Link == nil {
+		return fmt.Errorf("rendering the page of trial %s: Served.Link is not set", key)
+	}
 	tp := newTrialPages(s.Root, trials, p.Dirs)
 	v := tp.view(t, report, s.Link)
 	v.Head.CSS = template.CSS(css)

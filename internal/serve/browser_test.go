@@ -126,9 +126,40 @@ func TestViewerInChromium(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "claude", latest)
 
+	// The grid follows too, its filters kept: showing gpt only, a new
+	// model's column arrives hidden and its name joins the model list.
+	require.NoError(t, chromedp.Do(pc, chromedp.Navigate(base+"/grid")))
+	_, err = chromedp.Run(pc, chromedp.Poll[bool](`document.getElementById("live-status").textContent.startsWith("live ·")`,
+		chromedp.WithPollingTimeout(time.Minute)))
+	require.NoError(t, err)
+	_, err = chromedp.Run(pc, chromedp.Evaluate[bool](`(() => { const s = document.querySelector('#filters select[name="model"]'); s.value = "gpt"; s.dispatchEvent(new Event("change")); window.__stillTheSamePage = true; return true; })()`))
+	require.NoError(t, err)
+	gemini := trialOf("k-gemini", "rendering/fog", "gemini", "page", 0)
+	gemini.VCov, gemini.ACov, gemini.Attribution = 0.5, 1, "state_mismatch"
+	f.add(t, gemini, nil)
+	type gridView struct {
+		Models []string
+		Chosen string
+		Cols   []string
+		Shown  string
+		Marker bool
+	}
+	grid, err := chromedp.Run(pc, chromedp.Poll[gridView](`(() => {
+		if (!document.querySelector('#grid th[data-model="gemini"]')) return false;
+		const vis = el => el.offsetParent !== null;
+		return {
+			models: [...document.querySelectorAll('#filters select[name="model"] option')].map(o => o.textContent),
+			chosen: document.querySelector('#filters select[name="model"]').value,
+			cols: [...document.querySelectorAll("#grid thead th[data-model]")].filter(vis).map(c => c.dataset.model),
+			shown: document.getElementById("shown").textContent,
+			marker: window.__stillTheSamePage === true,
+		};
+	})()`, chromedp.WithPollingTimeout(2*time.Minute)))
+	require.NoError(t, err, "the new trial never reached the grid")
+	require.Equal(t, gridView{Models: []string{"any", "claude", "oracle", "gemini", "gpt"}, Chosen: "gpt", Cols: []string{"gpt"}, Shown: "2 of 5 trials shown", Marker: true}, grid)
+
 	// The grid's mark of the failed trial opens its page.
-	require.NoError(t, chromedp.Do(pc, chromedp.Navigate(base+"/grid"),
-		chromedp.Click(chromedp.CSS(`#grid a.chip.fail[data-model="gpt"]`)),
+	require.NoError(t, chromedp.Do(pc, chromedp.Click(chromedp.CSS(`#grid a.chip.fail[data-model="gpt"]`)),
 		chromedp.WaitVisible(chromedp.ID("failed"))))
 	type trialView struct {
 		URL     string

@@ -20,8 +20,18 @@
       });
       var total = doc.getElementById("shown"), shown = document.getElementById("shown");
       if (total && shown) shown.setAttribute("data-total", total.getAttribute("data-total"));
-      var sel = document.querySelector("#filters select");
-      if (sel) sel.dispatchEvent(new Event("change"));
+      // The filters' lists gain the new models, categories and statuses;
+      // what is chosen stays chosen.
+      document.querySelectorAll("#filters select").forEach(function (sel) {
+        var fresh = doc.querySelector('#filters select[name="' + sel.name + '"]');
+        if (!fresh) return;
+        var chosen = sel.value;
+        sel.replaceChildren.apply(sel, Array.prototype.map.call(fresh.options, function (o) { return document.importNode(o, true); }));
+        sel.value = chosen;
+        if (sel.value !== chosen) sel.value = "";
+      });
+      var first = document.querySelector("#filters select");
+      if (first) first.dispatchEvent(new Event("change"));
       version = doc.body.getAttribute("data-version");
       document.body.setAttribute("data-version", version);
     }).catch(function (e) {
