@@ -38,7 +38,8 @@ type Served struct {
 // Progress is how far a run is, as the overview shows it.
 type Progress struct {
 	// Done counts the finished trials; Planned the planned ones (0 when
-	// unknown); Running the trial folders without a result yet.
+	// unknown); Running the trial folders without a result yet (running
+	// now, or left by an interrupted run).
 	Done, Planned, Running int
 	// Updated is when the state was read, for a person.
 	Updated string

@@ -101,7 +101,7 @@ func TestViewerInChromium(t *testing.T) {
 	require.NoError(t, err)
 	first, err := chromedp.Run(pc, chromedp.Evaluate[overview](look))
 	require.NoError(t, err)
-	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Status: "live · 3 finished, 1 running"}, first)
+	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Status: "live · 3 finished, 1 unfinished"}, first)
 	if *updateShot {
 		png, err := chromedp.Run(pc, chromedp.FullScreenshot(100))
 		require.NoError(t, err)

@@ -81,11 +81,19 @@ func OpenDB(ctx context.Context, dsn string) (store.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		return nil, fmt.Errorf("opening %s: PostgreSQL stores are not supported by this build yet (give a run folder's results.db)", redact(dsn))
 	}
-	p := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+	p, _ := sqlitePath(dsn)
 	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("opening the results database: %w", err)
 	}
 	return store.OpenSQLite(ctx, p)
+}
+
+// sqlitePath is the file a --db value names when it is a SQLite one.
+func sqlitePath(dsn string) (string, bool) {
+	if strings.Contains(dsn, "://") {
+		return "", false
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:"), true
 }
 
 // redact drops a URL's password before it is shown.
@@ -104,6 +112,13 @@ type Server struct {
 	root  *os.Root // the run folder; nil without one
 	log   *slog.Logger
 	title string
+
+	// files are the store's files when it is a SQLite file (the database
+	// and its write-ahead log): while they and the trials folder are as
+	// they were, a reading is skipped (see refresh).
+	files   []string
+	lastSig string
+	lastAt  time.Time
 
 	mu    sync.Mutex
 	snap  *snapshot
@@ -157,6 +172,12 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	if p, ok := sqlitePath(dsn); ok {
+		s.files = []string{p, p + "-wal"}
+		if o.Run != "" {
+			s.files = append(s.files, filepath.Join(o.Run, "trials"))
+		}
+	}
 	if err := s.refresh(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -183,9 +204,48 @@ func (s *Server) current() *snapshot {
 	return s.snap
 }
 
+// fullEvery is how often the store is read even when its files look
+// unchanged.
+const fullEvery = 10 * time.Second
+
+// signature sums up the size and time of the store's files and of the
+// trials folder (which changes when a trial's folder appears or goes);
+// "" when the store is not a file.
+func (s *Server) signature() string {
+	if len(s.files) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range s.files {
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "%d/%d;", fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
 // refresh reads the store and the run folder; when anything changed it
-// computes the leaderboard again and tells every event stream.
+// computes the leaderboard again and tells every event stream. A SQLite
+// store is read only when its files or the trials folder changed, or
+// fullEvery after the last reading, so an idle run of many trials costs
+// a few stat calls per poll.
 func (s *Server) refresh(ctx context.Context) error {
+	sig := s.signature()
+	if sig != "" && sig == s.lastSig && time.Since(s.lastAt) < fullEvery {
+		return nil
+	}
+	if err := s.read(ctx); err != nil {
+		return err
+	}
+	s.lastSig, s.lastAt = sig, time.Now()
+	return nil
+}
+
+// read reads the store and the run folder, and makes a new snapshot when
+// anything changed.
+func (s *Server) read(ctx context.Context) error {
 	trials, err := s.db.Trials(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the trials: %w", err)

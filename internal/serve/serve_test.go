@@ -52,7 +52,7 @@ func TestOverviewShowsProgressAndLeaderboard(t *testing.T) {
 	require.Equal(t, http.StatusOK, w.Code)
 	require.Equal(t, "text/html; charset=utf-8", w.Header().Get("Content-Type"))
 	body := w.Body.String()
-	require.Contains(t, body, `<b class="done">3</b> trial(s) finished · <b class="running">1</b> running`)
+	require.Contains(t, body, `<b class="done">3</b> trial(s) finished · <b class="running">1</b> unfinished (running now, or stopped midway)`)
 	for name, n := range map[string]string{"pass": "1", "fail": "1", "crash": "1", "timeout": "0", "infra": "0", "unjudged": "0"} {
 		require.Contains(t, body, `<td class="num" data-count="`+name+`">`+n+`</td>`, name)
 	}
