@@ -33,6 +33,9 @@ type Served struct {
 	Script string
 	// Link is the address of a trial's page (the trial has a folder).
 	Link func(t *result.Trial) string
+	// Static is the address of the run's report.html ("" for none): the
+	// pages' menu links to it.
+	Static string
 }
 
 // Progress is how far a run is, as the overview shows it.
@@ -85,6 +88,7 @@ type latestRow struct {
 type servedView struct {
 	Head     headView
 	Title    string
+	Static   string
 	Version  string
 	Progress Progress
 	R        reportView
@@ -107,7 +111,7 @@ func (s Served) Page(w io.Writer, name string, p Page, prog Progress, version st
 		}
 		return ""
 	}
-	v := servedView{Title: p.Title, Version: version, Progress: prog, R: newReportView(p, trials, link)}
+	v := servedView{Title: p.Title, Static: s.Static, Version: version, Progress: prog, R: newReportView(p, trials, link)}
 	v.Head = s.head(p.Title)
 	if name == "overview" {
 		latest := append([]*result.Trial(nil), p.Trials...)

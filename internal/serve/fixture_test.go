@@ -44,6 +44,7 @@ func newFixture(t *testing.T) *fixture {
 	outside := filepath.Join(base, "secret.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("outside the run folder"), 0o644))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link-out.txt")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "report.html"), []byte("<!DOCTYPE html><title>the static report</title>"), 0o644))
 	require.NoError(t, os.Symlink(base, filepath.Join(dir, "trials", "dir-out")))
 	db, err := store.OpenSQLite(context.Background(), filepath.Join(dir, ResultsDB))
 	require.NoError(t, err)

@@ -32,6 +32,9 @@ var contentTypes = map[string]string{
 	".html":  "text/html; charset=utf-8",
 }
 
+// staticReport is the run's own report (docs/cli.md).
+const staticReport = "report.html"
+
 // fileCSP confines whatever the run folder holds when it is opened from
 // the viewer: a page written by a model runs no script and reaches
 // nothing, in an origin of its own (sandbox).
@@ -95,6 +98,11 @@ func (s *Server) page(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		snap := s.current()
 		sv := report.Served{Script: liveJS, Link: func(t *result.Trial) string { return TrialURL(snap.page.Dirs[t.Key]) }}
+		if s.root != nil {
+			if _, err := s.root.Stat(staticReport); err == nil {
+				sv.Static = "/run/" + staticReport
+			}
+		}
 		var buf bytes.Buffer
 		if err := sv.Page(&buf, name, snap.page, snap.progress, snap.version); err != nil {
 			s.log.Error("rendering a page", "page", name, "err", err)

@@ -65,6 +65,7 @@ func TestOverviewShowsProgressAndLeaderboard(t *testing.T) {
 	// server, nothing from outside.
 	require.Contains(t, body, `href="`+flawedPage+`"`)
 	require.Contains(t, body, `new EventSource("/events")`)
+	require.Contains(t, body, `<a href="/run/report.html">report.html (static)</a>`)
 	require.NotContains(t, body, "http://")
 	require.NotContains(t, body, "https://")
 }
@@ -121,6 +122,11 @@ func TestTrialPageShowsItsEvidence(t *testing.T) {
 	require.Equal(t, http.StatusPartialContent, part.Code)
 	require.Equal(t, "bytes 10-19/57", part.Header().Get("Content-Range"))
 	require.Equal(t, string(videoBytes[10:20]), part.Body.String())
+
+	static := get(t, h, "/run/report.html")
+	require.Equal(t, http.StatusOK, static.Code)
+	require.Equal(t, "text/html; charset=utf-8", static.Header().Get("Content-Type"))
+	require.Equal(t, fileCSP, static.Header().Get("Content-Security-Policy"))
 
 	trace := get(t, h, flawedPage+"trace.jsonl")
 	require.Equal(t, "text/plain; charset=utf-8", trace.Header().Get("Content-Type"))
@@ -276,4 +282,20 @@ func TestEventsAnnounceNewTrials(t *testing.T) {
 	// The stream ended with the server.
 	_, err = io.ReadAll(r)
 	require.NoError(t, err)
+}
+
+// With --db alone there is no run folder: the pages show the trials
+// without links, and no file is served.
+func TestDBWithoutRunFolder(t *testing.T) {
+	f := newFixture(t)
+	s, err := New(context.Background(), Options{DB: filepath.Join(f.dir, ResultsDB)})
+	require.NoError(t, err)
+	defer s.Close()
+	h := s.Handler(loopback)
+	body := get(t, h, "/grid").Body.String()
+	require.Contains(t, body, `<span class="chip fail" title="gpt, page: fail, V-Cov 50.0%, physics_violation" data-status="fail" data-attribution="physics_violation" data-model="gpt">✗ 50%</span>`)
+	require.NotContains(t, body, `href="/run/`, "no trial page and no report.html to link to")
+	require.Contains(t, get(t, h, "/").Body.String(), `<b class="done">3</b> trial(s) finished · <span class="muted">as of `)
+	require.Equal(t, http.StatusNotFound, get(t, h, flawedPage).Code)
+	require.Equal(t, http.StatusNotFound, get(t, h, "/run/results.db").Code)
 }
