@@ -118,3 +118,9 @@ func (f *fixture) add(t *testing.T, tr *result.Trial, trace []map[string]any) {
 	require.NoError(t, os.WriteFile(filepath.Join(full, "result.json"), b, 0o644))
 	require.NoError(t, f.db.Save(context.Background(), tr))
 }
+
+// storeAt creates an empty results database at path.
+func storeAt(t *testing.T, path string) (*store.SQLite, error) {
+	t.Helper()
+	return store.OpenSQLite(context.Background(), path)
+}

@@ -299,3 +299,26 @@ func TestDBWithoutRunFolder(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, get(t, h, flawedPage).Code)
 	require.Equal(t, http.StatusNotFound, get(t, h, "/run/results.db").Code)
 }
+
+// A run that has just begun: a database without trials.
+func TestEmptyRun(t *testing.T) {
+	dir := t.TempDir()
+	db, err := OpenDB(context.Background(), filepath.Join(dir, ResultsDB))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Nil(t, db)
+	created, err := storeAt(t, filepath.Join(dir, ResultsDB))
+	require.NoError(t, err)
+	created.Close()
+	s, err := New(context.Background(), Options{Run: dir})
+	require.NoError(t, err)
+	defer s.Close()
+	h := s.Handler(loopback)
+	for _, p := range []string{"/", "/leaderboard", "/grid"} {
+		w := get(t, h, p)
+		require.Equal(t, http.StatusOK, w.Code, p)
+	}
+	body := get(t, h, "/").Body.String()
+	require.Contains(t, body, `<b class="done">0</b> trial(s) finished`)
+	require.Contains(t, body, "<p>No trials.</p>")
+	require.Contains(t, body, `<p class="muted">No trial has finished yet.</p>`)
+}
