@@ -149,22 +149,7 @@ func href(rel string) string {
 // writeTrialPages writes the page of every trial that has a folder in
 // dirs (relative to root, where the report named report is).
 func writeTrialPages(root, report string, trials []*result.Trial, dirs map[string]string) error {
-	refs := map[string]*result.Trial{}
-	byTask := map[string][]*result.Trial{}
-	for _, t := range trials {
-		byTask[t.Task] = append(byTask[t.Task], t)
-		if _, ok := dirs[t.Key]; !ok || t.Model != result.ModelOracle || t.Repair != "" {
-			continue
-		}
-		if r := refs[t.Task]; r == nil || better(t, r) {
-			refs[t.Task] = t
-		}
-	}
-	refTraces := map[string][]traceLine{}
-	for task, r := range refs {
-		// A reference whose trace cannot be read has no curve to show.
-		refTraces[task], _ = readTrace(filepath.Join(root, dirs[r.Key], traceFile))
-	}
+	tp := newTrialPages(root, trials, dirs)
 	for _, t := range trials {
 		d, ok := dirs[t.Key]
 		if !ok {
@@ -175,33 +160,13 @@ func writeTrialPages(root, report string, trials []*result.Trial, dirs map[strin
 		if err != nil {
 			return fmt.Errorf("trial %s: %w", t.Key, err)
 		}
-		rel := func(other string) string {
-			r, err := filepath.Rel(tdir, filepath.Join(root, other))
+		v := tp.view(t, href(filepath.Join(up, report)), func(o *result.Trial) string {
+			r, err := filepath.Rel(tdir, filepath.Join(root, dirs[o.Key], TrialPage))
 			if err != nil {
 				return ""
 			}
 			return href(r)
-		}
-		c := trialContext{dir: tdir, report: href(filepath.Join(up, report))}
-		if r := refs[t.Task]; r != nil && r.Key != t.Key {
-			c.ref = &refTrial{t: r, href: rel(filepath.Join(dirs[r.Key], TrialPage)), trace: refTraces[t.Task]}
-		}
-		for _, o := range byTask[t.Task] {
-			link := ""
-			if od, ok := dirs[o.Key]; ok && o.Key != t.Key {
-				link = rel(filepath.Join(od, TrialPage))
-			}
-			ch := newChip(o, link)
-			ch.Who = columnOf(o) + "/" + o.Candidate
-			if o.Sample > 0 {
-				ch.Who += fmt.Sprintf(" #%d", o.Sample)
-			}
-			if o.Key == t.Key {
-				ch.Class += " self"
-			}
-			c.siblings = append(c.siblings, ch)
-		}
-		v := newTrialView(t, c)
+		})
 		v.Head.CSS, v.Head.CSP = template.CSS(css), cspFor("")
 		var buf bytes.Buffer
 		if err := tmpl.ExecuteTemplate(&buf, "trial", v); err != nil {
@@ -212,6 +177,62 @@ func writeTrialPages(root, report string, trials []*result.Trial, dirs map[strin
 		}
 	}
 	return nil
+}
+
+// trialPages is what the pages of a run's trials share: each task's
+// reference trial (its trace read once) and each task's trials.
+type trialPages struct {
+	root      string
+	dirs      map[string]string
+	refs      map[string]*result.Trial
+	refTraces map[string][]traceLine
+	byTask    map[string][]*result.Trial
+}
+
+// newTrialPages finds the reference trial of each task among trials
+// (sorted) that have a folder in dirs, and reads its trace.
+func newTrialPages(root string, trials []*result.Trial, dirs map[string]string) *trialPages {
+	tp := &trialPages{root: root, dirs: dirs, refs: map[string]*result.Trial{}, refTraces: map[string][]traceLine{}, byTask: map[string][]*result.Trial{}}
+	for _, t := range trials {
+		tp.byTask[t.Task] = append(tp.byTask[t.Task], t)
+		if _, ok := dirs[t.Key]; !ok || t.Model != result.ModelOracle || t.Repair != "" {
+			continue
+		}
+		if r := tp.refs[t.Task]; r == nil || better(t, r) {
+			tp.refs[t.Task] = t
+		}
+	}
+	for task, r := range tp.refs {
+		// A reference whose trace cannot be read has no curve to show.
+		tp.refTraces[task], _ = readTrace(filepath.Join(root, dirs[r.Key], traceFile))
+	}
+	return tp
+}
+
+// view is the page of t (which has a folder), linking to the report at
+// report and to another trial's page at link(o) (called only for trials
+// with a folder).
+func (tp *trialPages) view(t *result.Trial, report string, link func(o *result.Trial) string) trialView {
+	c := trialContext{dir: filepath.Join(tp.root, tp.dirs[t.Key]), report: report}
+	if r := tp.refs[t.Task]; r != nil && r.Key != t.Key {
+		c.ref = &refTrial{t: r, href: link(r), trace: tp.refTraces[t.Task]}
+	}
+	for _, o := range tp.byTask[t.Task] {
+		l := ""
+		if _, ok := tp.dirs[o.Key]; ok && o.Key != t.Key {
+			l = link(o)
+		}
+		ch := newChip(o, l)
+		ch.Who = columnOf(o) + "/" + o.Candidate
+		if o.Sample > 0 {
+			ch.Who += fmt.Sprintf(" #%d", o.Sample)
+		}
+		if o.Key == t.Key {
+			ch.Class += " self"
+		}
+		c.siblings = append(c.siblings, ch)
+	}
+	return newTrialView(t, c)
 }
 
 // better reports whether the reference trial a is a better expected
