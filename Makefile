@@ -4,13 +4,14 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium ffmpeg browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium ffmpeg espeak-ng browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
-## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, the
-## browser's system user when run as root, vendored npm packages) and build
-setup: chromium ffmpeg browser-user web build
+## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, Debian
+## espeak-ng for injectAudio's say:, the browser's system user when run as root, vendored npm
+## packages) and build
+setup: chromium ffmpeg espeak-ng browser-user web build
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
@@ -26,6 +27,15 @@ ffmpeg:
 		echo "installing Debian ffmpeg (apt-get)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq ffmpeg >/dev/null; \
+	fi
+
+# espeak-ng speaks the text of an injectAudio step's say: into the page's synthetic
+# microphone (docs/audio.md); without it such a step fails as infrastructure.
+espeak-ng:
+	@if ! command -v espeak-ng >/dev/null 2>&1; then \
+		echo "installing Debian espeak-ng (apt-get)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq espeak-ng >/dev/null; \
 	fi
 
 # As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this
