@@ -47,6 +47,8 @@ type fakePage struct {
 	wheel float64
 	down  bool
 	name  string
+	// sounds are the injected sounds, each with the frame it started at.
+	sounds []injected
 	// xr is the headset of a fake showing the XR conformance world
 	// (fakexr_test.go); nil for the conformance world.
 	xr *fakeXR
@@ -315,6 +317,21 @@ func (p *fakePage) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 		return err
 	}
 	p.wheel += dy
+	return nil
+}
+
+// injected is a sound a fake page was given and the frame it started at.
+type injected struct {
+	Sound Sound
+	Frame int
+}
+
+// InjectAudio records the sound (contract.Microphone).
+func (p *fakePage) InjectAudio(ctx context.Context, s Sound) error {
+	if err := p.err("InjectAudio"); err != nil {
+		return err
+	}
+	p.sounds = append(p.sounds, injected{s, p.frame})
 	return nil
 }
 
