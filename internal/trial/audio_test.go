@@ -6,12 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/audio"
 	"github.com/worldprobe/worldprobe/internal/contract"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/session"
 )
 
@@ -38,10 +40,15 @@ type micState struct {
 	ByteTime int      `json:"byteTime0"`
 }
 
-func openMicPage(t *testing.T, dir string) *page {
+// micPage writes testdata/mic.html into dir with its CFG line replaced by
+// cfg ("" keeps it) and opens it at 60 fps.
+func openMicPage(t *testing.T, dir, cfg string) *page {
 	t.Helper()
 	html, err := os.ReadFile(filepath.Join("testdata", "mic.html"))
 	require.NoError(t, err)
+	if cfg != "" {
+		html = []byte(strings.Replace(string(html), "const CFG = { smoothing: null, from: 0, k: -1 };", "const CFG = "+cfg+";", 1))
+	}
 	path := filepath.Join(dir, "index.html")
 	require.NoError(t, os.WriteFile(path, html, 0o644))
 	s, err := session.Open(context.Background(), shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: 60, SkipDraw: true})
@@ -60,21 +67,185 @@ func readMic(t *testing.T, p *page) micState {
 	return m
 }
 
+// TestMicrophoneHearsAnInjectedTone: a page meters its microphone through
+// a GainNode into an AnalyserNode (fftSize 2048). Silent until the 440 Hz
+// tone is injected at frame 5; the first frame after holds 800 of its
+// samples (1000/60 ms at 48 kHz) in the 2048-sample window, from frame 8
+// on the window is all tone (RMS 0.5/√2) and its dominant bin is 19
+// (440 Hz × 2048 / 48000 = 18.77); a second after the injection the tone
+// has ended and the window is silent again.
 func TestMicrophoneHearsAnInjectedTone(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodePCM16(48000, tone(48000, 440, 0.5, 1)), 0o644))
-	p := openMicPage(t, dir)
+	p := openMicPage(t, dir, "")
 	require.NoError(t, p.Step(ctx, 5))
 	m := readMic(t, p)
 	require.True(t, m.Open, m.Error)
-	require.Equal(t, 0.0, m.Level)
-	t.Logf("%+v", m)
+	require.Equal(t, micState{Open: true, Rate: 48000, Label: "worldprobe synthetic microphone", Devices: []string{"audioinput:worldprobe synthetic microphone"},
+		Bin: -1, ByteBin: -1, ByteTime: 128}, m, "the microphone is open and silent")
+
 	require.NoError(t, p.InjectAudio(ctx, contract.Sound{WAV: "tone.wav"}))
 	require.NoError(t, p.Step(ctx, 1))
 	m = readMic(t, p)
-	t.Logf("%+v", m)
-	require.NoError(t, p.Step(ctx, 10))
+	require.Equal(t, 19, m.Bin, "%+v", m)
+	require.InDelta(t, 0.5/math.Sqrt2*math.Sqrt(800.0/2048), m.Level, 0.002, "800 of the window's 2048 samples are tone")
+
+	require.NoError(t, p.Step(ctx, 2))
 	m = readMic(t, p)
-	t.Logf("%+v", m)
+	require.InDelta(t, 0.5/math.Sqrt2, m.Level, 0.0005, "the window is all tone")
+	require.Equal(t, 19, m.Bin)
+	require.Equal(t, 19, m.ByteBin)
+
+	require.NoError(t, p.Step(ctx, 60))
+	m = readMic(t, p)
+	require.Equal(t, 0.0, m.Level, "the 1 s tone has ended")
+	require.Equal(t, -1, m.Bin)
+	require.Equal(t, 128, m.ByteTime)
+
+	err := p.InjectAudio(ctx, contract.Sound{WAV: "missing.wav"})
+	require.True(t, contract.IsInfra(err))
+	require.ErrorContains(t, err, "injectAudio: reading missing.wav: open ")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.wav"), []byte("RIFF\x04\x00\x00\x00WAVX"), 0o644))
+	err = p.InjectAudio(ctx, contract.Sound{WAV: "bad.wav"})
+	require.True(t, contract.IsInfra(err))
+	require.EqualError(t, err, "injectAudio: bad.wav: not a RIFF/WAVE file (it must start with RIFF....WAVE)")
+}
+
+// TestAnalyserMatchesTheSpecByHand: a 750 Hz sine of amplitude 0.5 is bin
+// 32 of a 2048-point FFT at 48 kHz, a whole number of periods in the
+// window. Blackman-windowed (a0 = 0.42, a1 = 0.5, a2 = 0.08) and scaled by
+// 1/N, it has |X[32]| = 0.5/2 × 0.42 = 0.105, |X[31]| = |X[33]| = 0.5/2 ×
+// 0.25 = 0.0625, |X[30]| = |X[34]| = 0.5/2 × 0.04 = 0.01 and nothing else:
+// −19.5762, −24.0824 and −40 dB; as bytes (−100 to −30 dB) 255 and
+// ⌊255 × 60/70⌋ = 218. With smoothingTimeConstant 0.5 and the first read at
+// frame 20 (the window all tone), the first spectrum is half the
+// magnitude (−25.5968 dB at bin 32) and the next three quarters (−22.0749).
+func TestAnalyserMatchesTheSpecByHand(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodePCM16(48000, tone(48000, 750, 0.5, 1)), 0o644))
+	db := func(x float64) float64 { return 20 * math.Log10(x) }
+	near := func(t *testing.T, want, got []float64) {
+		t.Helper()
+		require.Len(t, got, 7)
+		for i := 1; i <= 5; i++ {
+			require.InDelta(t, want[i-1], got[i], 0.001, "bin %d of %v", 29+i, got)
+		}
+		require.Less(t, got[0], -80.0, "bin 29 holds only the 16-bit rounding")
+		require.Less(t, got[6], -80.0, "bin 35 holds only the 16-bit rounding")
+	}
+
+	p := openMicPage(t, dir, "{ smoothing: 0, from: 0, k: 32 }")
+	require.NoError(t, p.Step(ctx, 5))
+	require.NoError(t, p.InjectAudio(ctx, contract.Sound{WAV: "tone.wav"}))
+	require.NoError(t, p.Step(ctx, 10))
+	st, err := p.s.ReadState(ctx)
+	require.NoError(t, err)
+	var m struct {
+		Spectrum []float64 `json:"spectrum"`
+		Bytes    []int     `json:"bytes"`
+	}
+	require.NoError(t, json.Unmarshal(st.JSON, &m), string(st.JSON))
+	near(t, []float64{db(0.01), db(0.0625), db(0.105), db(0.0625), db(0.01)}, m.Spectrum)
+	require.Equal(t, []int{0, 218, 255, 255, 255, 218, 0}, m.Bytes)
+
+	p = openMicPage(t, dir, "{ smoothing: 0.5, from: 20, k: 32 }")
+	require.NoError(t, p.Step(ctx, 5))
+	require.NoError(t, p.InjectAudio(ctx, contract.Sound{WAV: "tone.wav"}))
+	require.NoError(t, p.Step(ctx, 15))
+	st, err = p.s.ReadState(ctx)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(st.JSON, &m), string(st.JSON))
+	near(t, []float64{db(0.005), db(0.03125), db(0.0525), db(0.03125), db(0.005)}, m.Spectrum)
+	require.NoError(t, p.Step(ctx, 1))
+	st, err = p.s.ReadState(ctx)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(st.JSON, &m), string(st.JSON))
+	near(t, []float64{db(0.0075), db(0.046875), db(0.07875), db(0.046875), db(0.0075)}, m.Spectrum)
+}
+
+// TestMicrophoneSpeaks: espeak-ng's "jump" is heard exactly over the frames
+// whose analyser window holds any of its clearly audible samples, and the
+// microphone is silent once the window holds only the silence after it.
+func TestMicrophoneSpeaks(t *testing.T) {
+	ctx := context.Background()
+	speech, err := audio.Say(ctx, "jump", "en")
+	require.NoError(t, err, "espeak-ng is needed: `make setup` installs it")
+	p := openMicPage(t, t.TempDir(), "")
+	require.NoError(t, p.Step(ctx, 2))
+	require.NoError(t, p.InjectAudio(ctx, contract.Sound{Say: "jump", Voice: "en"}))
+	frames := (len(speech)+2048)/800 + 3
+	heard := 0
+	for f := 1; f <= frames; f++ {
+		require.NoError(t, p.Step(ctx, 1))
+		m := readMic(t, p)
+		end := f * 800
+		audible, silent := false, true
+		for i := max(end-2048, 0); i < end; i++ {
+			if i < len(speech) && speech[i] != 0 {
+				silent = false
+				if math.Abs(float64(speech[i])) > 0.01 {
+					audible = true
+				}
+			}
+		}
+		switch {
+		case audible:
+			require.Greater(t, m.Level, 0.0, "frame %d after the injection", f)
+			heard++
+		case silent:
+			require.Equal(t, 0.0, m.Level, "frame %d after the injection", f)
+		}
+	}
+	dur := float64(len(speech)) / audio.Rate
+	t.Logf("\"jump\": %.3f s of speech, heard on %d frames", dur, heard)
+	require.Greater(t, heard, int(dur*60/2), "the speech is heard for most of its length")
+}
+
+// TestInjectAudioIsDeterministic: a task's contract injects the 440 Hz
+// tone from its folder and asserts the meter's level and dominant bin at
+// the frame after the injection, with the window all tone, after the tone,
+// and after a second injection that steps its own frames; three trials
+// give the same verdicts and the same state hash.
+func TestInjectAudioIsDeterministic(t *testing.T) {
+	html, err := os.ReadFile(filepath.Join("testdata", "mic.html"))
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "simulation", "meter")
+	tk, c := writeTask(t, dir, map[string]string{
+		"task.yaml": "id: simulation/meter\ntitle: Meter\ncategory: simulation\ndifficulty: D1\ntimeout: 120s\nframes: 200\nstate:\n" +
+			"  - {path: level, type: number}\n  - {path: bin, type: number}\n",
+		"brief.md":        "# Meter\n\nMeter the microphone.\n",
+		"tone.wav":        string(audio.EncodePCM16(48000, tone(48000, 440, 0.5, 1))),
+		"page/index.html": string(html),
+		"contract.yaml": `version: 1
+probes:
+  - name: hears-the-tone
+    level: transition
+    steps:
+      - step: 5
+      - assert: s.open && s.level == 0.0 && s.bin == -1
+      - injectAudio: {wav: tone.wav}
+      - assert: s.level > 0.2 && s.level < 0.23 && s.bin == 19 && frame == 6
+      - step: 2
+      - assert: approx(s.level, 0.35355, 0.0005) && s.bin == 19
+      - wait: 1000
+      - assert: s.level == 0.0 && s.bin == -1
+      - injectAudio: {wav: tone.wav, frames: 3}
+      - assert: approx(s.level, 0.35355, 0.0005) && s.bin == 19 && frame == 71
+`,
+	})
+	r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
+	var hashes []string
+	for range 3 {
+		tr, err := r.Run(context.Background(), Input{Key: "k", Task: tk, Contract: c, Page: filepath.Join(dir, "page", "index.html"), Model: "m", Candidate: "c", Dir: t.TempDir()})
+		require.NoError(t, err)
+		require.Equal(t, result.OutcomeOK, tr.Outcome, "%s: %s", tr.CrashKind, tr.CrashMessage)
+		for _, a := range tr.Assertions {
+			require.Equal(t, "pass", a.Status, "%s: %s %s", a.Probe, a.Expr, a.Message)
+		}
+		hashes = append(hashes, tr.StateHash)
+	}
+	require.NotEmpty(t, hashes[0])
+	require.Equal(t, []string{hashes[0], hashes[0], hashes[0]}, hashes)
 }
