@@ -494,7 +494,7 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	"microphone.html": func(t *testing.T, r *Report) {
 		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
 		require.JSONEq(t, `{"video": "NotFoundError", "both": "NotFoundError", "display": "NotAllowedError", "granted": 16, "refused": 984,
-			"refusedAs": "NotReadableError", "afterStop": "granted", "mic": "granted", "cam": "denied", "frames": 31}`, string(r.State))
+			"refusedAs": "NotReadableError", "afterStop": "granted", "mic": "granted", "cam": "denied", "legacy": "NotFoundError", "frames": 31}`, string(r.State))
 		require.Equal(t, []any{
 			map[string]any{"kind": "camera_refused", "frame": 0.0},
 			map[string]any{"kind": "mic_flood", "frame": 0.0, "live": 16.0},

@@ -513,6 +513,16 @@
       try { stream = openTrack(); } catch (e) { return fail('worldprobe: the microphone could not start: ' + RealString(e && e.message), 'NotReadableError'); }
       return RealPromise.resolve(stream);
     };
+    // The old callback forms go the same way.
+    const gum = G.MediaDevices.prototype.getUserMedia;
+    for (const name of ['getUserMedia', 'webkitGetUserMedia']) {
+      if (typeof G.navigator[name] !== 'function') continue;
+      const legacy = function (constraints, ok, err) {
+        RealPromise.prototype.then.call(apply(gum, G.navigator.mediaDevices, [constraints]),
+          (s) => { if (typeof ok === 'function') ok(s); }, (e) => { if (typeof err === 'function') err(e); });
+      };
+      try { ObjectDefine(G.Navigator.prototype, name, { value: legacy, writable: true, configurable: true }); } catch (e) { /* left as it was */ }
+    }
     G.MediaDevices.prototype.enumerateDevices = function enumerateDevices() {
       const d = { deviceId: MIC_ID, kind: 'audioinput', label: MIC_LABEL, groupId: 'worldprobe' };
       ObjectDefine(d, 'toJSON', { value: function toJSON() { return { deviceId: this.deviceId, kind: this.kind, label: this.label, groupId: this.groupId }; } });
