@@ -490,7 +490,8 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	// none) and a screen (NotAllowedError), grants 16 live microphone
 	// tracks and refuses the other 984 asked for in one loop
 	// (NotReadableError) until one is stopped; both excesses are recorded
-	// once, and the page runs on.
+	// once, and the page runs on. An analyser that an oscillator feeds
+	// besides the microphone answers in real time, recorded once.
 	"microphone.html": func(t *testing.T, r *Report) {
 		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
 		require.JSONEq(t, `{"video": "NotFoundError", "both": "NotFoundError", "display": "NotAllowedError", "granted": 16, "refused": 984,
@@ -498,6 +499,7 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.Equal(t, []any{
 			map[string]any{"kind": "camera_refused", "frame": 0.0},
 			map[string]any{"kind": "mic_flood", "frame": 0.0, "live": 16.0},
+			map[string]any{"kind": "audio_realtime", "frame": 9.0},
 		}, r.Events)
 	},
 	// A same-origin iframe's timers and animation frames follow the page's

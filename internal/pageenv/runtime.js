@@ -618,26 +618,26 @@
       return r;
     };
 
-    // plan lists what feeds node as {track, gain} terms, or returns false
-    // when something other than the microphone, a gain or an analyser does.
-    function plan(node, gain, terms, depth) {
-      if (depth > 64) return false;
+    // plan lists what feeds node as {track, gain} terms, and sets
+    // found.other when something other than the microphone, a gain or an
+    // analyser feeds it too (then the real analyser answers).
+    function plan(node, gain, terms, found, depth) {
+      if (depth > 64) { found.other = true; return; }
       const ins = wget(inputs, node);
-      if (ins === undefined) return true;
+      if (ins === undefined) return;
       for (let i = 0; i < ins.length; i++) {
         const u = ins[i];
         const t = wget(micSources, u);
         if (t !== undefined) { put(terms, { track: t, gain }); continue; }
         if (isA(u, RealGain)) {
           let g;
-          try { g = apply(paramValue, apply(gainParam, u, []), []); } catch (e) { return false; }
-          if (!plan(u, gain * g, terms, depth + 1)) return false;
+          try { g = apply(paramValue, apply(gainParam, u, []), []); } catch (e) { found.other = true; continue; }
+          plan(u, gain * g, terms, found, depth + 1);
           continue;
         }
-        if (isA(u, RealAnalyser)) { if (!plan(u, gain, terms, depth + 1)) return false; continue; }
-        return false;
+        if (isA(u, RealAnalyser)) { plan(u, gain, terms, found, depth + 1); continue; }
+        found.other = true;
       }
-      return true;
     }
     // micAt is the microphone's sample n at rate rate (linear
     // interpolation between the 48 kHz samples when the rates differ).
@@ -661,9 +661,11 @@
     // window returns the analyser's state with x, its fftSize most recent
     // samples at the virtual time, or null when the real analyser answers.
     function windowOf(node) {
-      const terms = [];
-      if (!plan(node, 1, terms, 0) || terms.length === 0) {
-        if (terms.length > 0 && !realtimeNoted) { realtimeNoted = true; record(log.events, { kind: 'audio_realtime', frame }); }
+      const terms = [], found = { other: false };
+      plan(node, 1, terms, found, 0);
+      if (terms.length === 0) return null;
+      if (found.other) {
+        if (!realtimeNoted) { realtimeNoted = true; record(log.events, { kind: 'audio_realtime', frame }); }
         return null;
       }
       const n = apply(fftSizeOf, node, []);
