@@ -249,3 +249,41 @@ probes:
 	require.NotEmpty(t, hashes[0])
 	require.Equal(t, []string{hashes[0], hashes[0], hashes[0]}, hashes)
 }
+
+// TestMicrophoneInAFrame: a same-origin iframe's microphone is the page's:
+// it hears the tone injected into the page, at the page's virtual time.
+func TestMicrophoneInAFrame(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodePCM16(48000, tone(48000, 440, 0.5, 1)), 0o644))
+	html := `<!doctype html><canvas id=c width=8 height=8></canvas>
+<iframe srcdoc="<script>
+let a = null, b = new Float32Array(2048);
+navigator.mediaDevices.getUserMedia({audio: true}).then((s) => { const c = new AudioContext(); a = c.createAnalyser(); a.fftSize = 2048; c.createMediaStreamSource(s).connect(a); });
+(function f() { if (a) { a.getFloatTimeDomainData(b); let q = 0; for (const v of b) q += v * v; parent.__3D_STATE__.level = Math.round(Math.sqrt(q / 2048) * 1e6) / 1e6; } requestAnimationFrame(f); })();
+</script>"></iframe>
+<script>
+window.__3D_STATE__ = { level: -1 };
+const gl = document.getElementById('c').getContext('webgl');
+(function f() { gl.clear(gl.COLOR_BUFFER_BIT); requestAnimationFrame(f); })();
+</script>`
+	path := filepath.Join(dir, "index.html")
+	require.NoError(t, os.WriteFile(path, []byte(html), 0o644))
+	s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: 60, SkipDraw: true})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.True(t, s.Loaded(), "%+v", s.Log())
+	p := &page{s: s, fps: 60, dir: dir}
+	level := func() float64 {
+		st, err := p.s.ReadState(ctx)
+		require.NoError(t, err)
+		var v struct{ Level float64 }
+		require.NoError(t, json.Unmarshal(st.JSON, &v), string(st.JSON))
+		return v.Level
+	}
+	require.NoError(t, p.Step(ctx, 5))
+	require.Equal(t, 0.0, level(), "the frame's microphone is open and silent")
+	require.NoError(t, p.InjectAudio(ctx, contract.Sound{WAV: "tone.wav"}))
+	require.NoError(t, p.Step(ctx, 3))
+	require.InDelta(t, 0.5/math.Sqrt2, level(), 0.0005, "the frame hears the page's tone, the window all tone")
+}

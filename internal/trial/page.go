@@ -603,7 +603,7 @@ func (p *page) xrRead(ctx context.Context, what string, out any) error {
 // that cannot be had — a missing or malformed file, no espeak-ng — is an
 // infrastructure error: the task's or the machine's, not the page's.
 func (p *page) InjectAudio(ctx context.Context, s contract.Sound) error {
-	samples, err := Sound(ctx, p.dir, s)
+	samples, err := loadSound(ctx, p.dir, s)
 	if err != nil {
 		return contract.Infra(fmt.Errorf("injectAudio: %w", err))
 	}
@@ -628,10 +628,10 @@ func (p *page) InjectAudio(ctx context.Context, s contract.Sound) error {
 	return nil
 }
 
-// Sound returns the samples an injectAudio step plays, as the synthetic
+// loadSound returns the samples an injectAudio step plays, as the synthetic
 // microphone takes them (mono, audio.Rate): a wav: file of the task folder
 // dir, read, mixed down and resampled, or say: text spoken by espeak-ng.
-func Sound(ctx context.Context, dir string, s contract.Sound) ([]float32, error) {
+func loadSound(ctx context.Context, dir string, s contract.Sound) ([]float32, error) {
 	if s.WAV == "" {
 		return audio.Say(ctx, s.Say, s.Voice)
 	}
