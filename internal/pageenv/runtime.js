@@ -692,6 +692,7 @@
     }
     // Radix-2 FFT tables by size.
     const twiddles = ObjectCreate(null);
+    const blackman = ObjectCreate(null); // Blackman windows by size
     function fft(re, im) {
       const n = re.length;
       let tw = twiddles[n];
@@ -726,11 +727,13 @@
     function magnitudes(node, st) {
       if (st.magT === now) return st.mag;
       const n = st.n, re = st.re, im = st.im, x = st.x;
-      const a0 = 0.42, a1 = 0.5, a2 = 0.08;
-      for (let i = 0; i < n; i++) {
-        const w = a0 - a1 * MathCos(2 * Math.PI * i / n) + a2 * MathCos(4 * Math.PI * i / n);
-        re[i] = x[i] * w; im[i] = 0;
+      let w = blackman[n];
+      if (w === undefined) {
+        w = new RealFloat64Array(n);
+        for (let i = 0; i < n; i++) w[i] = 0.42 - 0.5 * MathCos(2 * Math.PI * i / n) + 0.08 * MathCos(4 * Math.PI * i / n);
+        blackman[n] = w;
       }
+      for (let i = 0; i < n; i++) { re[i] = x[i] * w[i]; im[i] = 0; }
       fft(re, im);
       const tau = apply(smoothingOf, node, []);
       for (let k = 0; k < n / 2; k++) {
