@@ -397,11 +397,13 @@
   // time. What the page reads of it through AnalyserNodes fed by the
   // microphone (directly or through GainNodes and other analysers) is
   // computed here from the injected samples at the virtual currentTime, as
-  // the Web Audio specification defines the analyser, so it depends on
-  // virtual time only. The stream itself is a MediaStreamAudioDestinationNode
-  // of a hidden AudioContext the injected sounds also play into in real
-  // time, for the ways of listening that are not emulated (ScriptProcessor,
-  // AudioWorklet, MediaRecorder): those hear the sound at the real pace.
+  // the Web Audio specification defines the analyser, and ScriptProcessorNodes
+  // fed the same way get their audioprocess events from here, so both
+  // depend on virtual time only. The stream itself is a
+  // MediaStreamAudioDestinationNode of a hidden AudioContext the injected
+  // sounds also play into in real time, for the ways of listening that are
+  // not emulated (AudioWorklet, MediaRecorder): those hear the sound at the
+  // real pace.
   const MIC_RATE = 48000;
   const MIC_MAX_TRACKS = 16;
   const MIC_LABEL = 'worldprobe synthetic microphone';
@@ -411,6 +413,9 @@
     ? () => { try { return parentWp.micClips(); } catch (e) { return micClips; } }
     : () => micClips;
   let micInject = () => '{"error":"this page has no Web Audio"}';
+  // deliverAudio runs, at the start of each frame, the audioprocess events
+  // of ScriptProcessorNodes fed by the microphone.
+  let deliverAudio = () => {};
   const RealAudioContext = G.AudioContext;
   const RealAudioNode = G.AudioNode;
   const RealAnalyser = G.AnalyserNode;
@@ -677,18 +682,113 @@
       if (st.t === now) return st;
       const rate = apply(ctxRate, apply(nodeContext, node, []), []);
       const end = MathRound(now * rate / 1000);
+      fillFrom(terms, rate, end - n, st.x);
+      st.t = now;
+      return st;
+    }
+    // fillFrom writes into x what the terms hear from sample from on, at rate.
+    function fillFrom(terms, rate, from, x) {
+      const n = x.length;
       const clips = micClipsOf();
-      const x = st.x;
       for (let k = 0; k < n; k++) x[k] = 0;
       for (let ti = 0; ti < terms.length; ti++) {
         const tr = terms[ti].track;
         if (apply(trackState, tr, []) !== 'live' || !apply(trackEnabled, tr, [])) continue;
         const g = terms[ti].gain;
         if (g === 0) continue;
-        for (let k = 0; k < n; k++) x[k] += g * micAt(clips, end - n + k, rate);
+        for (let k = 0; k < n; k++) x[k] += g * micAt(clips, from + k, rate);
       }
-      st.t = now;
-      return st;
+    }
+
+    // ScriptProcessorNodes fed by the microphone (through gains and
+    // analysers only): their audioprocess events are the runtime's, one
+    // per bufferSize samples of virtual time, delivered at the start of the
+    // frame whose time reaches the block's end (before the animation-frame
+    // callbacks), with the block in every input channel. Other processors
+    // get Chromium's real-time events.
+    const SPN = G.ScriptProcessorNode;
+    const realCreateSP = G.BaseAudioContext.prototype.createScriptProcessor;
+    const RealAudioBuffer = G.AudioBuffer;
+    const RealAPE = G.AudioProcessingEvent;
+    const realAdd = G.EventTarget.prototype.addEventListener;
+    const spBufferSize = SPN && getter(SPN.prototype, 'bufferSize');
+    const processorOf = new WeakMap();
+    const processors = [];
+    const SP_MAX_BLOCKS = 64; // per frame: a longer gap is skipped, not replayed
+    function spTerms(rec) {
+      const terms = [], found = { other: false };
+      plan(rec.node, 1, terms, found, 0);
+      return terms.length > 0 && !found.other ? terms : null;
+    }
+    function spDeliver(rec, e) {
+      if (rec.on !== null) { try { apply(rec.on, rec.node, [e]); } catch (err) { report(err); } }
+      const ls = [];
+      for (let i = 0; i < rec.listeners.length; i++) put(ls, rec.listeners[i]);
+      for (let i = 0; i < ls.length; i++) {
+        const l = ls[i];
+        try {
+          if (typeof l === 'function') apply(l, rec.node, [e]);
+          else if (l && typeof l.handleEvent === 'function') apply(l.handleEvent, l, [e]);
+        } catch (err) { report(err); }
+      }
+    }
+    deliverAudio = () => {
+      for (let i = 0; i < processors.length; i++) {
+        const rec = processors[i];
+        const terms = spTerms(rec);
+        rec.emulated = terms !== null;
+        if (terms === null) { rec.next = -1; continue; }
+        const end = MathRound(now * rec.rate / 1000);
+        if (rec.next < 0) rec.next = (MathFloor(end / rec.size) + 1) * rec.size;
+        if (rec.next + (SP_MAX_BLOCKS - 1) * rec.size < end) rec.next = (MathFloor(end / rec.size) - SP_MAX_BLOCKS + 1) * rec.size;
+        while (rec.next <= end) {
+          const x = new RealFloat32Array(rec.size);
+          const xs = new RealFloat64Array(rec.size);
+          fillFrom(terms, rec.rate, rec.next - rec.size, xs);
+          for (let k = 0; k < rec.size; k++) x[k] = xs[k];
+          let e;
+          try {
+            const input = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.inCh, sampleRate: rec.rate });
+            for (let c = 0; c < rec.inCh; c++) apply(bufferCopyTo, input, [x, c]);
+            const output = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.outCh, sampleRate: rec.rate });
+            const init = { playbackTime: rec.next / rec.rate, inputBuffer: input, outputBuffer: output };
+            e = RealAPE ? new RealAPE('audioprocess', init) : init;
+          } catch (err) { report(err); break; }
+          rec.next += rec.size;
+          spDeliver(rec, e);
+        }
+      }
+    };
+    if (SPN && realCreateSP && RealAudioBuffer && spBufferSize) {
+      G.BaseAudioContext.prototype.createScriptProcessor = function createScriptProcessor(...args) {
+        const node = apply(realCreateSP, this, args);
+        const inCh = args.length > 1 && args[1] !== undefined ? RealNumber(args[1]) : 2;
+        const outCh = args.length > 2 && args[2] !== undefined ? RealNumber(args[2]) : 2;
+        const rec = { node, size: apply(spBufferSize, node, []), inCh: MathMax(inCh, 1), outCh: MathMax(outCh, 1),
+          rate: apply(ctxRate, this, []), next: -1, on: null, listeners: [], emulated: false };
+        wset(processorOf, node, rec);
+        put(processors, rec);
+        apply(realAdd, node, ['audioprocess', (e) => { if (!rec.emulated && spTerms(rec) === null) spDeliver(rec, e); }]);
+        ObjectDefine(node, 'onaudioprocess', { get: () => rec.on, set: (f) => { rec.on = typeof f === 'function' ? f : null; }, configurable: true });
+        return node;
+      };
+      const realRemove = G.EventTarget.prototype.removeEventListener;
+      SPN.prototype.addEventListener = function addEventListener(type, fn, opts) {
+        const rec = wget(processorOf, this);
+        if (rec === undefined || RealString(type) !== 'audioprocess') return apply(realAdd, this, [type, fn, opts]);
+        if (fn === null || fn === undefined) return undefined;
+        for (let i = 0; i < rec.listeners.length; i++) if (rec.listeners[i] === fn) return undefined;
+        put(rec.listeners, fn);
+        return undefined;
+      };
+      SPN.prototype.removeEventListener = function removeEventListener(type, fn, opts) {
+        const rec = wget(processorOf, this);
+        if (rec === undefined || RealString(type) !== 'audioprocess') return apply(realRemove, this, [type, fn, opts]);
+        const keep = [];
+        for (let i = 0; i < rec.listeners.length; i++) if (rec.listeners[i] !== fn) put(keep, rec.listeners[i]);
+        rec.listeners = keep;
+        return undefined;
+      };
     }
     // Radix-2 FFT tables by size.
     const twiddles = ObjectCreate(null);
@@ -1204,6 +1304,7 @@
     now = target;
     advanceAnimations(now - before);
     tickWorkers();
+    deliverAudio();
     drawsThisFrame = 0;
     clearsThisFrame = 0;
     const cbs = rafs;

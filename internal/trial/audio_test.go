@@ -287,3 +287,54 @@ const gl = document.getElementById('c').getContext('webgl');
 	require.NoError(t, p.Step(ctx, 3))
 	require.InDelta(t, 0.5/math.Sqrt2, level(), 0.0005, "the frame hears the page's tone, the window all tone")
 }
+
+// TestScriptProcessorHearsTheMicrophone: a ScriptProcessorNode of 1024
+// samples fed by the microphone gets one audioprocess event per 1024
+// samples of virtual time (block k ends at sample 1024·k, delivered on the
+// first frame whose time reaches it: ⌊800·f/1024⌋ events by frame f at
+// 60 fps), each block the injected samples of its span.
+func TestScriptProcessorHearsTheMicrophone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	wav := audio.EncodePCM16(48000, tone(48000, 440, 0.5, 0.25))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tone.wav"), wav, 0o644))
+	snd, err := audio.ParseWAV("tone.wav", wav)
+	require.NoError(t, err)
+	samples, err := audio.Mono(snd)
+	require.NoError(t, err)
+	html, err := os.ReadFile(filepath.Join("testdata", "processor.html"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "index.html")
+	require.NoError(t, os.WriteFile(path, html, 0o644))
+	s, err := session.Open(ctx, shared.Browser, shared.Resolver, path, session.Config{Seed: 1, FPS: 60, SkipDraw: true})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	require.True(t, s.Loaded(), "%+v", s.Log())
+	p := &page{s: s, fps: 60, dir: dir}
+	require.NoError(t, p.Step(ctx, 5))
+	require.NoError(t, p.InjectAudio(ctx, contract.Sound{WAV: "tone.wav"}))
+	require.NoError(t, p.Step(ctx, 30))
+	st, err := p.s.ReadState(ctx)
+	require.NoError(t, err)
+	var got struct {
+		Blocks   [][2]float64 `json:"blocks"`
+		Listened int          `json:"listened"`
+	}
+	require.NoError(t, json.Unmarshal(st.JSON, &got), string(st.JSON))
+	require.Len(t, got.Blocks, 35*800/1024)
+	require.Equal(t, len(got.Blocks), got.Listened, "addEventListener's listener hears every event too")
+	const start = 5 * 800
+	for k, b := range got.Blocks {
+		end := (k + 1) * 1024
+		require.Equal(t, float64(end), b[0], "block %d's playbackTime", k)
+		var sum float64
+		for i := end - 1024; i < end; i++ {
+			if j := i - start; j >= 0 && j < len(samples) {
+				sum += float64(samples[j]) * float64(samples[j])
+			}
+		}
+		require.InDelta(t, math.Round(math.Sqrt(sum/1024)*1e6)/1e6, b[1], 2e-6, "block %d", k)
+	}
+	require.Equal(t, 0.0, got.Blocks[2][1], "block 3 ends at 3072, before the tone")
+	require.Greater(t, got.Blocks[4][1], 0.3, "block 5 is all tone")
+}
