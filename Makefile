@@ -113,7 +113,7 @@ test: setup vet
 	$(MAKE) fuzz FUZZTIME=20000x FUZZ_TARGETS="$(FUZZ_QUICK)"
 	$(MAKE) fuzz FUZZTIME=3000x FUZZ_TARGETS="$(FUZZ_QUICK_SLOW)"
 
-## fuzz: run every fuzz target (parsers of task, brief, contract and models
+## fuzz: run every fuzz target (parsers of task, brief, contract, models and WAV
 ## files, the CDN URL resolver) for FUZZTIME each ('make test' runs the quick
 ## ones for 20 000 inputs, 3 000 for the contract parser, which compiles CEL);
 ## the seed corpora also run as plain tests; a crasher lands in the package's
@@ -122,7 +122,7 @@ FUZZTIME ?= 30s
 # A count, not a duration: with a duration Go 1.26's fuzz coordinator can fail
 # a target with a bare "context deadline exceeded" when the time runs out on a
 # loaded machine (golang/go#75804, fixed in Go 1.27); a count has no deadline
-FUZZ_QUICK = resolve:FuzzResolve task:FuzzParse task:FuzzRequirements
+FUZZ_QUICK = resolve:FuzzResolve task:FuzzParse task:FuzzRequirements audio:FuzzParseWAV
 FUZZ_QUICK_SLOW = contract:FuzzParse
 # llm's fuzz build instruments both provider SDKs (minutes on 2 cores): not in 'make test'
 FUZZ_TARGETS = $(FUZZ_QUICK) $(FUZZ_QUICK_SLOW) llm:FuzzParseConfig

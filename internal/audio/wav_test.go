@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -164,4 +165,38 @@ func TestSayWithoutEspeakIsInfrastructure(t *testing.T) {
 	_, err := Say(context.Background(), "a text never spoken before", "en")
 	require.ErrorIs(t, err, ErrNoEspeak)
 	require.ErrorContains(t, err, "`make setup` installs it")
+}
+
+// FuzzParseWAV: any bytes are read or refused with an error naming the
+// file, never a panic; what is read has equal channels of finite samples
+// within [-1, 1] for integer PCM.
+func FuzzParseWAV(f *testing.F) {
+	f.Add(EncodePCM16(8000, []float64{0, 0.5, -1}))
+	f.Add(EncodePCM16(44100, []float64{0.25}, []float64{-0.25}))
+	f.Add(wav(3, 1, 48000, 32, []byte{0, 0, 0x80, 0x3f}))
+	f.Add(wav(1, 1, 8000, 24, []byte{1, 2, 3}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseWAV("f.wav", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.wav: ") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, ch := range s.Channels {
+			if len(ch) != s.Frames() {
+				t.Fatalf("channels of different lengths")
+			}
+			for _, v := range ch {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("sample %v", v)
+				}
+			}
+		}
+		if s.Frames() > 0 && s.Frames() <= 1000 {
+			if _, err := Mono(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
