@@ -4,13 +4,14 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium ffmpeg browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium ffmpeg espeak-ng browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
-## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, the
-## browser's system user when run as root, vendored npm packages) and build
-setup: chromium ffmpeg browser-user web build
+## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, Debian
+## espeak-ng for injectAudio's say:, the browser's system user when run as root, vendored npm
+## packages) and build
+setup: chromium ffmpeg espeak-ng browser-user web build
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
@@ -26,6 +27,15 @@ ffmpeg:
 		echo "installing Debian ffmpeg (apt-get)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq ffmpeg >/dev/null; \
+	fi
+
+# espeak-ng speaks the text of an injectAudio step's say: into the page's synthetic
+# microphone (docs/audio.md); without it such a step fails as infrastructure.
+espeak-ng:
+	@if ! command -v espeak-ng >/dev/null 2>&1; then \
+		echo "installing Debian espeak-ng (apt-get)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq espeak-ng >/dev/null; \
 	fi
 
 # As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this
@@ -103,7 +113,7 @@ test: setup vet
 	$(MAKE) fuzz FUZZTIME=20000x FUZZ_TARGETS="$(FUZZ_QUICK)"
 	$(MAKE) fuzz FUZZTIME=3000x FUZZ_TARGETS="$(FUZZ_QUICK_SLOW)"
 
-## fuzz: run every fuzz target (parsers of task, brief, contract and models
+## fuzz: run every fuzz target (parsers of task, brief, contract, models and WAV
 ## files, the CDN URL resolver) for FUZZTIME each ('make test' runs the quick
 ## ones for 20 000 inputs, 3 000 for the contract parser, which compiles CEL);
 ## the seed corpora also run as plain tests; a crasher lands in the package's
@@ -112,7 +122,7 @@ FUZZTIME ?= 30s
 # A count, not a duration: with a duration Go 1.26's fuzz coordinator can fail
 # a target with a bare "context deadline exceeded" when the time runs out on a
 # loaded machine (golang/go#75804, fixed in Go 1.27); a count has no deadline
-FUZZ_QUICK = resolve:FuzzResolve task:FuzzParse task:FuzzRequirements
+FUZZ_QUICK = resolve:FuzzResolve task:FuzzParse task:FuzzRequirements audio:FuzzParseWAV
 FUZZ_QUICK_SLOW = contract:FuzzParse
 # llm's fuzz build instruments both provider SDKs (minutes on 2 cores): not in 'make test'
 FUZZ_TARGETS = $(FUZZ_QUICK) $(FUZZ_QUICK_SLOW) llm:FuzzParseConfig

@@ -23,3 +23,11 @@ func TestFakePageXRRoomConformance(t *testing.T) {
 	contracttest.XRRoomConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRRoomPage(fps) })
 	contracttest.XRNoRoomConformance(t, func(t *testing.T, fps float64) contract.Page { return contract.NewFakeXRPage(fps) })
 }
+
+// The fake's microphone world passes the microphone conformance suite the
+// real session's synthetic microphone passes too.
+func TestFakePageMicrophoneConformance(t *testing.T) {
+	contracttest.MicrophoneConformance(t, func(t *testing.T, fps float64, files map[string][]byte) contract.Page {
+		return contract.NewFakeMicPage(fps, files)
+	})
+}

@@ -14,3 +14,7 @@ func NewFakeXRRoomPage(fps float64) Page {
 	p.xr.inRoom = true
 	return p
 }
+
+// NewFakeMicPage exports the in-memory page of the microphone world with
+// files in its task folder.
+func NewFakeMicPage(fps float64, files map[string][]byte) Page { return newFakeMicPage(fps, files) }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/worldprobe/worldprobe/internal/audio"
 	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/target"
@@ -47,6 +48,12 @@ type fakePage struct {
 	wheel float64
 	down  bool
 	name  string
+	// sounds are the injected sounds, each with the frame it started at.
+	sounds []injected
+	// files, on a page of the microphone world, are its task folder's
+	// files; clips are the sounds it plays.
+	files map[string][]byte
+	clips []fakeClip
 	// xr is the headset of a fake showing the XR conformance world
 	// (fakexr_test.go); nil for the conformance world.
 	xr *fakeXR
@@ -318,6 +325,71 @@ func (p *fakePage) Wheel(ctx context.Context, t Target, dx, dy float64) error {
 	return nil
 }
 
+// injected is a sound a fake page was given and the frame it started at.
+type injected struct {
+	Sound Sound
+	Frame int
+}
+
+// fakeClip is a sound the microphone world plays: its samples at
+// world.MicRate from sample start.
+type fakeClip struct {
+	samples []float32
+	start   int
+}
+
+// InjectAudio records the sound (contract.Microphone); on a page of the
+// microphone world it reads a wav: file from the page's files and plays it.
+func (p *fakePage) InjectAudio(ctx context.Context, s Sound) error {
+	if err := p.err("InjectAudio"); err != nil {
+		return err
+	}
+	p.sounds = append(p.sounds, injected{s, p.frame})
+	if p.files == nil {
+		return nil
+	}
+	data, ok := p.files[s.WAV]
+	if !ok {
+		return Infra(fmt.Errorf("injectAudio: reading %s: no such file", s.WAV))
+	}
+	snd, err := audio.ParseWAV(s.WAV, data)
+	if err != nil {
+		return Infra(fmt.Errorf("injectAudio: %w", err))
+	}
+	mono, err := audio.Mono(snd)
+	if err != nil {
+		return Infra(fmt.Errorf("injectAudio: %s: %w", s.WAV, err))
+	}
+	p.clips = append(p.clips, fakeClip{mono, int(math.Round(float64(p.frame) * 1000 / p.fps * world.MicRate / 1000))})
+	return nil
+}
+
+// newFakeMicPage is an in-memory page of the microphone world with files
+// in its task folder.
+func newFakeMicPage(fps float64, files map[string][]byte) *fakePage {
+	p := newFakePage(fps)
+	p.files = files
+	p.stateFn = func(p *fakePage) any {
+		end := int(math.Round(float64(p.frame) * 1000 / p.fps * world.MicRate / 1000))
+		var level float64
+		if len(p.clips) > 0 {
+			var sum float64
+			for i := end - world.MicWindow; i < end; i++ {
+				var v float64
+				for _, c := range p.clips {
+					if k := i - c.start; k >= 0 && k < len(c.samples) {
+						v += float64(c.samples[k])
+					}
+				}
+				sum += v * v
+			}
+			level = math.Round(math.Sqrt(sum/world.MicWindow)*1e6) / 1e6
+		}
+		return map[string]any{"frame": float64(p.frame), "mic": map[string]any{"open": true, "level": level}}
+	}
+	return p
+}
+
 func (p *fakePage) Key(ctx context.Context, kind, key string, with []string, hold int) error {
 	if err := p.err("Key"); err != nil {
 		return err
@@ -354,6 +426,7 @@ func (p *fakePage) Reload(ctx context.Context) error {
 	p.reloads++
 	p.frame, p.y, p.vy, p.paused = 0, world.StartY, 0, false
 	p.wheel, p.down, p.name = 0, false, ""
+	p.clips = nil
 	if p.xr != nil {
 		p.xr = newFakeXR()
 	}

@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("probes: [{name: a, steps: [{assert: 'within(s.x, 1, 2'}]}]"))
 	f.Add([]byte("version: 1\nprobes:\n  - name: a\n    level: state\n    steps:\n      - controller: {hand: right, trigger: 1, thumbstick: [0, 1], buttons: {a: 1}}\n" +
 		"      - gesture: {hand: left, pose: fist}\n      - rayClick: {hand: left, object: cube}\n      - walk: {forward: 1}\n      - assert: s.x == 1\n"))
+	f.Add([]byte("version: 1\nprobes:\n  - name: a\n    level: state\n    steps:\n      - injectAudio: {wav: sounds/clap.wav}\n" +
+		"      - injectAudio: {say: \"jump\", voice: en, frames: 3}\n      - assert: s.x == 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = Parse("contract.yaml", data)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/worldprobe/worldprobe/internal/navmesh"
 	"github.com/worldprobe/worldprobe/internal/target"
@@ -17,7 +18,7 @@ type Target = target.Target
 // pointer or keyboard input, describe its scene, show its pixels, later
 // take XR input — it offers through the capability interfaces below
 // ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester],
-// [UndrawnStepper], [XR], [XRViewer], [Semantics]), which
+// [UndrawnStepper], [XR], [XRViewer], [Semantics], [Microphone]), which
 // a step detects by type assertion. A step that needs a capability the
 // page lacks is an infrastructure error: the harness, not the page, is
 // wrong. The caller implements Page over a browser session; the contract
@@ -260,6 +261,34 @@ type Keyboard interface {
 	Key(ctx context.Context, kind, key string, with []string, hold int) error
 	// Type focuses the element matching selector and types text.
 	Type(ctx context.Context, selector, text string) error
+}
+
+// Sound is what an injectAudio step plays: a RIFF/WAVE file of the task
+// folder (WAV, a slash-separated path relative to it) or text spoken by
+// espeak-ng (Say, with Voice).
+type Sound struct {
+	WAV   string
+	Say   string
+	Voice string
+}
+
+// String renders the sound as the step writes it.
+func (s Sound) String() string {
+	if s.WAV != "" {
+		return "{wav: " + s.WAV + "}"
+	}
+	return "{say: " + strconv.Quote(s.Say) + ", voice: " + s.Voice + "}"
+}
+
+// Microphone is a page with worldprobe's synthetic microphone
+// (docs/audio.md): the streams its getUserMedia({audio}) answers play what
+// is injected, and what the page reads of them depends on virtual time
+// only.
+type Microphone interface {
+	// InjectAudio starts sound at the current virtual time. A sound that
+	// cannot be had (a missing or malformed file, no espeak-ng) is an
+	// infrastructure error.
+	InjectAudio(ctx context.Context, sound Sound) error
 }
 
 // Inspector is a page that can describe its scene and document.

@@ -173,7 +173,7 @@ probes:
       - step: 3
         wait: 100
       - assert: "true"
-`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl, act; this one has step and wait"}},
+`, []string{"contract.yaml:6: probe a: steps: a step has exactly one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, injectAudio, applyControl, stepControl, act; this one has step and wait"}},
 		{"unknown step key", `
 version: 1
 probes:
@@ -182,8 +182,8 @@ probes:
     steps:
       - tap: {selector: "#x"}
       - assert: "true"
-`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl, act, message, attribution)`,
-			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, applyControl, stepControl, act"}},
+`, []string{`contract.yaml:6: probe a: steps: unknown field "tap" (want one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, injectAudio, applyControl, stepControl, act, message, attribution)`,
+			"contract.yaml:6: probe a: steps: a step needs one of snapshot, step, wait, assert, look, trace, click, drag, press, release, move, wheel, key, type, reload, head, hand, controller, gesture, setHandPose, startSelect, endSelect, teleportTo, walk, navigateTo, rotate, lookAtTarget, pointTo, reachTo, teleportHand, rayClick, moveHand, rotateHand, addObjects, updateObjects, removeObjects, clearObjects, injectAudio, applyControl, stepControl, act"}},
 		{"message on a non-assert", `
 version: 1
 probes:

@@ -486,6 +486,22 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		}
 		require.Contains(t, r.Dialogs, session.Dialog{Type: "alert", Message: "from the frame"})
 	},
+	// The synthetic microphone refuses a camera (NotFoundError: there is
+	// none) and a screen (NotAllowedError), grants 16 live microphone
+	// tracks and refuses the other 984 asked for in one loop
+	// (NotReadableError) until one is stopped; both excesses are recorded
+	// once, and the page runs on. An analyser that an oscillator feeds
+	// besides the microphone answers in real time, recorded once.
+	"microphone.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"video": "NotFoundError", "both": "NotFoundError", "display": "NotAllowedError", "granted": 16, "refused": 984,
+			"refusedAs": "NotReadableError", "afterStop": "granted", "mic": "granted", "cam": "denied", "legacy": "NotFoundError", "frames": 31}`, string(r.State))
+		require.Equal(t, []any{
+			map[string]any{"kind": "camera_refused", "frame": 0.0},
+			map[string]any{"kind": "mic_flood", "frame": 0.0, "live": 16.0},
+			map[string]any{"kind": "audio_realtime", "frame": 9.0},
+		}, r.Events)
+	},
 	// A same-origin iframe's timers and animation frames follow the page's
 	// frames (the page reads the child after its own callbacks of frame 30,
 	// so it sees the child's frame 29).

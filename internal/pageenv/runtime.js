@@ -390,6 +390,524 @@
     if (G.webkitRTCPeerConnection) G.webkitRTCPeerConnection = G.RTCPeerConnection;
   }
 
+  // ---- the synthetic microphone (docs/audio.md) ----
+  // getUserMedia({audio}) is granted without a prompt and answers a live
+  // MediaStream whose one audio track is worldprobe's microphone; the
+  // harness injects sounds into it (__wp.micInject) at the current virtual
+  // time. What the page reads of it through AnalyserNodes fed by the
+  // microphone (directly or through GainNodes and other analysers) is
+  // computed here from the injected samples at the virtual currentTime, as
+  // the Web Audio specification defines the analyser, and ScriptProcessorNodes
+  // fed the same way get their audioprocess events from here, so both
+  // depend on virtual time only. The stream itself is a
+  // MediaStreamAudioDestinationNode of a hidden AudioContext the injected
+  // sounds also play into in real time, for the ways of listening that are
+  // not emulated (AudioWorklet, MediaRecorder): those hear the sound at the
+  // real pace.
+  const MIC_RATE = 48000;
+  const MIC_MAX_TRACKS = 16;
+  const MIC_LABEL = 'worldprobe synthetic microphone';
+  const MIC_ID = 'worldprobe-microphone';
+  const micClips = []; // {start: first sample at MIC_RATE, data: Float32Array}
+  const micClipsOf = parentWp !== null && typeof parentWp.micClips === 'function'
+    ? () => { try { return parentWp.micClips(); } catch (e) { return micClips; } }
+    : () => micClips;
+  let micInject = () => '{"error":"this page has no Web Audio"}';
+  // deliverAudio runs, at the start of each frame, the audioprocess events
+  // of ScriptProcessorNodes fed by the microphone.
+  let deliverAudio = () => {};
+  const RealAudioContext = G.AudioContext;
+  const RealAudioNode = G.AudioNode;
+  const RealAnalyser = G.AnalyserNode;
+  const RealGain = G.GainNode;
+  const RealMSSN = G.MediaStreamAudioSourceNode;
+  const RealStream = G.MediaStream;
+  const RealTrack = G.MediaStreamTrack;
+  if (!realtime && RealAudioContext && RealAudioNode && RealAnalyser && RealMSSN && RealStream && RealTrack && G.navigator && G.MediaDevices) {
+    const WeakGet = WeakMap.prototype.get, WeakSetM = WeakMap.prototype.set, WeakHas = WeakMap.prototype.has;
+    const wget = (m, k) => apply(WeakGet, m, [k]);
+    const wset = (m, k, v) => { apply(WeakSetM, m, [k, v]); };
+    const whas = (m, k) => apply(WeakHas, m, [k]);
+    const getter = (proto, name) => { const d = ObjectGetOwnDesc(proto, name); return d && d.get; };
+    const ObjectAssign = Object.assign;
+    const MathCos = Math.cos, MathSin = Math.sin, MathLog10 = Math.log10, MathMin = Math.min;
+    const RealAtob = G.atob;
+    const RealDOMException = G.DOMException;
+    const RealFloat32Array = Float32Array, RealFloat64Array = Float64Array, RealDataView = DataView;
+    const DVGetFloat32 = DataView.prototype.getFloat32;
+    const StringCharCode = String.prototype.charCodeAt;
+    const realConnect = RealAudioNode.prototype.connect;
+    const realDisconnect = RealAudioNode.prototype.disconnect;
+    const nodeContext = getter(RealAudioNode.prototype, 'context');
+    const ctxRate = getter(G.BaseAudioContext.prototype, 'sampleRate');
+    const fftSizeOf = getter(RealAnalyser.prototype, 'fftSize');
+    const smoothingOf = getter(RealAnalyser.prototype, 'smoothingTimeConstant');
+    const minDbOf = getter(RealAnalyser.prototype, 'minDecibels');
+    const maxDbOf = getter(RealAnalyser.prototype, 'maxDecibels');
+    const gainParam = RealGain && getter(RealGain.prototype, 'gain');
+    const paramValue = G.AudioParam && getter(G.AudioParam.prototype, 'value');
+    const trackEnabled = getter(RealTrack.prototype, 'enabled');
+    const trackState = getter(RealTrack.prototype, 'readyState');
+    const trackStop = RealTrack.prototype.stop;
+    const trackClone = RealTrack.prototype.clone;
+    const audioTracksOf = RealStream.prototype.getAudioTracks;
+    const realCreateDest = G.AudioContext.prototype.createMediaStreamDestination;
+    const realCreateGain = G.BaseAudioContext.prototype.createGain;
+    const realCreateBuffer = G.BaseAudioContext.prototype.createBuffer;
+    const realCreateBufferSource = G.BaseAudioContext.prototype.createBufferSource;
+    const bufferCopyTo = G.AudioBuffer.prototype.copyToChannel;
+    const bufferSourceBuffer = ObjectGetOwnDesc(G.AudioBufferSourceNode.prototype, 'buffer').set;
+    const bufferSourceStart = G.AudioBufferSourceNode.prototype.start;
+    const destStream = getter(G.MediaStreamAudioDestinationNode.prototype, 'stream');
+    const isNode = (v) => { try { apply(nodeContext, v, []); return true; } catch (e) { return false; } };
+    const isA = (v, C) => { try { return v instanceof C; } catch (e) { return false; } };
+
+    // The microphone's tracks (and their clones) → {dest}; source nodes
+    // built on a stream holding one → the track.
+    const micTracks = new WeakMap();
+    const micSources = new WeakMap();
+    let liveTracks = [];
+    let hidden = null; // {ctx, bus}: the hidden context the stream comes from
+    let micFlooded = false, cameraAsked = false, realtimeNoted = false;
+    const fail = (msg, name) => RealPromise.reject(new RealDOMException(msg, name));
+
+    function openTrack() {
+      if (hidden === null) {
+        const ctx = new RealAudioContext({ sampleRate: MIC_RATE });
+        hidden = { ctx, bus: apply(realCreateGain, ctx, []) };
+      }
+      const dest = apply(realCreateDest, hidden.ctx, []);
+      apply(realConnect, hidden.bus, [dest]);
+      const stream = apply(destStream, dest, []);
+      const track = apply(audioTracksOf, stream, [])[0];
+      wset(micTracks, track, { dest });
+      ObjectDefine(track, 'label', { get: () => MIC_LABEL, configurable: true });
+      const settings = () => ({ deviceId: MIC_ID, groupId: 'worldprobe', sampleRate: MIC_RATE, sampleSize: 32, channelCount: 1,
+        echoCancellation: false, autoGainControl: false, noiseSuppression: false, latency: 0 });
+      ObjectDefine(track, 'getSettings', { value: function getSettings() { return settings(); }, configurable: true, writable: true });
+      put(liveTracks, track);
+      return stream;
+    }
+    // pruneTracks forgets stopped tracks (their destination leaves the bus).
+    function pruneTracks() {
+      const keep = [];
+      for (let i = 0; i < liveTracks.length; i++) {
+        const t = liveTracks[i];
+        if (apply(trackState, t, []) === 'live') { put(keep, t); continue; }
+        const m = wget(micTracks, t);
+        try { apply(realDisconnect, hidden.bus, [m.dest]); } catch (e) { /* already gone */ }
+      }
+      liveTracks = keep;
+    }
+    G.MediaDevices.prototype.getUserMedia = function getUserMedia(constraints) {
+      if (constraints === null || typeof constraints !== 'object' || (!constraints.audio && !constraints.video)) {
+        return RealPromise.reject(new TypeError("Failed to execute 'getUserMedia' on 'MediaDevices': At least one of audio and video must be requested"));
+      }
+      if (constraints.video) {
+        // worldprobe's pages have a microphone and no camera: as a browser
+        // on a machine without one, the whole request is refused.
+        if (!cameraAsked) { cameraAsked = true; record(log.events, { kind: 'camera_refused', frame }); }
+        return fail('Requested device not found', 'NotFoundError');
+      }
+      pruneTracks();
+      if (liveTracks.length >= MIC_MAX_TRACKS) {
+        if (!micFlooded) { micFlooded = true; record(log.events, { kind: 'mic_flood', frame, live: liveTracks.length }); }
+        return fail('worldprobe: at most ' + MIC_MAX_TRACKS + ' microphone tracks may be live at once; stop() one first', 'NotReadableError');
+      }
+      let stream;
+      try { stream = openTrack(); } catch (e) { return fail('worldprobe: the microphone could not start: ' + RealString(e && e.message), 'NotReadableError'); }
+      return RealPromise.resolve(stream);
+    };
+    // The old callback forms go the same way.
+    const gum = G.MediaDevices.prototype.getUserMedia;
+    for (const name of ['getUserMedia', 'webkitGetUserMedia']) {
+      if (typeof G.navigator[name] !== 'function') continue;
+      const legacy = function (constraints, ok, err) {
+        RealPromise.prototype.then.call(apply(gum, G.navigator.mediaDevices, [constraints]),
+          (s) => { if (typeof ok === 'function') ok(s); }, (e) => { if (typeof err === 'function') err(e); });
+      };
+      try { ObjectDefine(G.Navigator.prototype, name, { value: legacy, writable: true, configurable: true }); } catch (e) { /* left as it was */ }
+    }
+    G.MediaDevices.prototype.enumerateDevices = function enumerateDevices() {
+      const d = { deviceId: MIC_ID, kind: 'audioinput', label: MIC_LABEL, groupId: 'worldprobe' };
+      ObjectDefine(d, 'toJSON', { value: function toJSON() { return { deviceId: this.deviceId, kind: this.kind, label: this.label, groupId: this.groupId }; } });
+      return RealPromise.resolve([d]);
+    };
+    G.MediaDevices.prototype.getDisplayMedia = function getDisplayMedia() {
+      return fail('worldprobe: screen capture is not available', 'NotAllowedError');
+    };
+    RealTrack.prototype.clone = function clone() {
+      const c = apply(trackClone, this, []);
+      const m = wget(micTracks, this);
+      if (m !== undefined) wset(micTracks, c, m);
+      return c;
+    };
+    if (G.Permissions && typeof G.Permissions.prototype.query === 'function') {
+      const realQuery = G.Permissions.prototype.query;
+      G.Permissions.prototype.query = function query(desc) {
+        const name = desc && typeof desc === 'object' ? RealString(desc.name) : '';
+        if (name === 'microphone' || name === 'camera') {
+          const st = { name, state: name === 'microphone' ? 'granted' : 'denied', onchange: null,
+            addEventListener() {}, removeEventListener() {}, dispatchEvent() { return true; } };
+          return RealPromise.resolve(st);
+        }
+        return apply(realQuery, this, [desc]);
+      };
+    }
+
+    // An AudioContext made without a sampleRate runs at MIC_RATE rather
+    // than the output device's rate, which differs between machines
+    // (44.1 kHz on a headless one, 48 kHz behind many sound servers): what
+    // the page computes from sampleRate, and the analyser's bins, are then
+    // the same everywhere.
+    const ACtx = function AudioContext(opts) {
+      if (!new.target) throw new TypeError("Failed to construct 'AudioContext': Please use the 'new' operator, this DOM object constructor cannot be called as a function.");
+      let o = opts;
+      if (o === undefined || o === null) o = { sampleRate: MIC_RATE };
+      else if (typeof o === 'object' && o.sampleRate === undefined) o = ObjectAssign({}, o, { sampleRate: MIC_RATE });
+      return ReflectConstruct(RealAudioContext, [o], new.target);
+    };
+    ACtx.prototype = RealAudioContext.prototype;
+    ObjectDefine(RealAudioContext.prototype, 'constructor', { value: ACtx, writable: true, configurable: true, enumerable: false });
+    G.AudioContext = ACtx;
+    if (G.webkitAudioContext === RealAudioContext) G.webkitAudioContext = ACtx;
+
+    // The page's source nodes on the microphone.
+    const micTrackOf = (stream) => {
+      let tracks;
+      try { tracks = apply(audioTracksOf, stream, []); } catch (e) { return null; }
+      for (let i = 0; i < tracks.length; i++) if (whas(micTracks, tracks[i])) return tracks[i];
+      return null;
+    };
+    const realCreateSource = G.AudioContext.prototype.createMediaStreamSource;
+    G.AudioContext.prototype.createMediaStreamSource = function createMediaStreamSource(stream) {
+      const node = apply(realCreateSource, this, [stream]);
+      const t = micTrackOf(stream);
+      if (t !== null) wset(micSources, node, t);
+      return node;
+    };
+    const MSSN = function MediaStreamAudioSourceNode(ctx, opts) {
+      if (!new.target) throw new TypeError("Failed to construct 'MediaStreamAudioSourceNode': Please use the 'new' operator");
+      const node = ReflectConstruct(RealMSSN, [ctx, opts], new.target);
+      const t = opts && typeof opts === 'object' ? micTrackOf(opts.mediaStream) : null;
+      if (t !== null) wset(micSources, node, t);
+      return node;
+    };
+    MSSN.prototype = RealMSSN.prototype;
+    G.MediaStreamAudioSourceNode = MSSN;
+
+    // The audio graph as the page wires it: node → the nodes feeding it.
+    const inputs = new WeakMap();
+    const outputs = new WeakMap();
+    const edgeAdd = (m, a, b) => { let l = wget(m, a); if (l === undefined) { l = []; wset(m, a, l); } for (let i = 0; i < l.length; i++) if (l[i] === b) return; put(l, b); };
+    const edgeDel = (m, a, b) => { const l = wget(m, a); if (l === undefined) return; for (let i = 0; i < l.length; i++) if (l[i] === b) { for (let j = i; j < l.length - 1; j++) l[j] = l[j + 1]; l.length--; return; } };
+    RealAudioNode.prototype.connect = function connect(dest, ...rest) {
+      const r = apply(realConnect, this, [dest, ...rest]);
+      if (isNode(dest)) { edgeAdd(inputs, dest, this); edgeAdd(outputs, this, dest); }
+      return r;
+    };
+    RealAudioNode.prototype.disconnect = function disconnect(...args) {
+      const r = apply(realDisconnect, this, args);
+      const outs = wget(outputs, this);
+      if (outs !== undefined) {
+        const to = args.length > 0 && isNode(args[0]) ? args[0] : null;
+        if (to !== null || args.length === 0 || typeof args[0] === 'number') {
+          const list = [];
+          for (let i = 0; i < outs.length; i++) put(list, outs[i]);
+          for (let i = 0; i < list.length; i++) {
+            if (to !== null && list[i] !== to) continue;
+            edgeDel(outputs, this, list[i]); edgeDel(inputs, list[i], this);
+          }
+        }
+      }
+      return r;
+    };
+
+    // plan lists what feeds node as {track, gain} terms, and sets
+    // found.other when something other than the microphone, a gain or an
+    // analyser feeds it too (then the real analyser answers).
+    function plan(node, gain, terms, found, depth) {
+      if (depth > 64) { found.other = true; return; }
+      const ins = wget(inputs, node);
+      if (ins === undefined) return;
+      for (let i = 0; i < ins.length; i++) {
+        const u = ins[i];
+        const t = wget(micSources, u);
+        if (t !== undefined) { put(terms, { track: t, gain }); continue; }
+        if (isA(u, RealGain)) {
+          let g;
+          try { g = apply(paramValue, apply(gainParam, u, []), []); } catch (e) { found.other = true; continue; }
+          plan(u, gain * g, terms, found, depth + 1);
+          continue;
+        }
+        if (isA(u, RealAnalyser)) { plan(u, gain, terms, found, depth + 1); continue; }
+        found.other = true;
+      }
+    }
+    // micAt is the microphone's sample n at rate rate (linear
+    // interpolation between the 48 kHz samples when the rates differ).
+    function micSample(clips, i) {
+      let v = 0;
+      for (let c = 0; c < clips.length; c++) {
+        const k = i - clips[c].start;
+        if (k >= 0 && k < clips[c].data.length) v += clips[c].data[k];
+      }
+      return v;
+    }
+    function micAt(clips, n, rate) {
+      if (rate === MIC_RATE) return micSample(clips, n);
+      const pos = n * MIC_RATE / rate;
+      const j = MathFloor(pos), f = pos - j;
+      const a = micSample(clips, j);
+      return f === 0 ? a : a + (micSample(clips, j + 1) - a) * f;
+    }
+    // Per analyser: its last time-domain window and smoothed magnitudes.
+    const analysers = new WeakMap();
+    // window returns the analyser's state with x, its fftSize most recent
+    // samples at the virtual time, or null when the real analyser answers.
+    function windowOf(node) {
+      const terms = [], found = { other: false };
+      plan(node, 1, terms, found, 0);
+      if (terms.length === 0) return null;
+      if (found.other) {
+        if (!realtimeNoted) { realtimeNoted = true; record(log.events, { kind: 'audio_realtime', frame }); }
+        return null;
+      }
+      const n = apply(fftSizeOf, node, []);
+      let st = wget(analysers, node);
+      if (st === undefined || st.n !== n) {
+        st = { n, t: -1, x: new RealFloat64Array(n), magT: -1, mag: new RealFloat64Array(n / 2), re: new RealFloat64Array(n), im: new RealFloat64Array(n) };
+        wset(analysers, node, st);
+      }
+      if (st.t === now) return st;
+      const rate = apply(ctxRate, apply(nodeContext, node, []), []);
+      const end = MathRound(now * rate / 1000);
+      fillFrom(terms, rate, end - n, st.x);
+      st.t = now;
+      return st;
+    }
+    // fillFrom writes into x what the terms hear from sample from on, at rate.
+    function fillFrom(terms, rate, from, x) {
+      const n = x.length;
+      const clips = micClipsOf();
+      for (let k = 0; k < n; k++) x[k] = 0;
+      for (let ti = 0; ti < terms.length; ti++) {
+        const tr = terms[ti].track;
+        if (apply(trackState, tr, []) !== 'live' || !apply(trackEnabled, tr, [])) continue;
+        const g = terms[ti].gain;
+        if (g === 0) continue;
+        for (let k = 0; k < n; k++) x[k] += g * micAt(clips, from + k, rate);
+      }
+    }
+
+    // ScriptProcessorNodes fed by the microphone (through gains and
+    // analysers only): their audioprocess events are the runtime's, one
+    // per bufferSize samples of virtual time, delivered at the start of the
+    // frame whose time reaches the block's end (before the animation-frame
+    // callbacks), with the block in every input channel. Other processors
+    // get Chromium's real-time events.
+    const SPN = G.ScriptProcessorNode;
+    const realCreateSP = G.BaseAudioContext.prototype.createScriptProcessor;
+    const RealAudioBuffer = G.AudioBuffer;
+    const RealAPE = G.AudioProcessingEvent;
+    const realAdd = G.EventTarget.prototype.addEventListener;
+    const spBufferSize = SPN && getter(SPN.prototype, 'bufferSize');
+    const processorOf = new WeakMap();
+    const processors = [];
+    const SP_MAX_BLOCKS = 64; // per frame: a longer gap is skipped, not replayed
+    function spTerms(rec) {
+      const terms = [], found = { other: false };
+      plan(rec.node, 1, terms, found, 0);
+      return terms.length > 0 && !found.other ? terms : null;
+    }
+    function spDeliver(rec, e) {
+      if (rec.on !== null) { try { apply(rec.on, rec.node, [e]); } catch (err) { report(err); } }
+      const ls = [];
+      for (let i = 0; i < rec.listeners.length; i++) put(ls, rec.listeners[i]);
+      for (let i = 0; i < ls.length; i++) {
+        const l = ls[i];
+        try {
+          if (typeof l === 'function') apply(l, rec.node, [e]);
+          else if (l && typeof l.handleEvent === 'function') apply(l.handleEvent, l, [e]);
+        } catch (err) { report(err); }
+      }
+    }
+    deliverAudio = () => {
+      for (let i = 0; i < processors.length; i++) {
+        const rec = processors[i];
+        const terms = spTerms(rec);
+        rec.emulated = terms !== null;
+        if (terms === null) { rec.next = -1; continue; }
+        const end = MathRound(now * rec.rate / 1000);
+        if (rec.next < 0) rec.next = (MathFloor(end / rec.size) + 1) * rec.size;
+        if (rec.next + (SP_MAX_BLOCKS - 1) * rec.size < end) rec.next = (MathFloor(end / rec.size) - SP_MAX_BLOCKS + 1) * rec.size;
+        while (rec.next <= end) {
+          const x = new RealFloat32Array(rec.size);
+          const xs = new RealFloat64Array(rec.size);
+          fillFrom(terms, rec.rate, rec.next - rec.size, xs);
+          for (let k = 0; k < rec.size; k++) x[k] = xs[k];
+          let e;
+          try {
+            const input = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.inCh, sampleRate: rec.rate });
+            for (let c = 0; c < rec.inCh; c++) apply(bufferCopyTo, input, [x, c]);
+            const output = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.outCh, sampleRate: rec.rate });
+            const init = { playbackTime: rec.next / rec.rate, inputBuffer: input, outputBuffer: output };
+            e = RealAPE ? new RealAPE('audioprocess', init) : init;
+          } catch (err) { report(err); break; }
+          rec.next += rec.size;
+          spDeliver(rec, e);
+        }
+      }
+    };
+    if (SPN && realCreateSP && RealAudioBuffer && spBufferSize) {
+      G.BaseAudioContext.prototype.createScriptProcessor = function createScriptProcessor(...args) {
+        const node = apply(realCreateSP, this, args);
+        const inCh = args.length > 1 && args[1] !== undefined ? RealNumber(args[1]) : 2;
+        const outCh = args.length > 2 && args[2] !== undefined ? RealNumber(args[2]) : 2;
+        const rec = { node, size: apply(spBufferSize, node, []), inCh: MathMax(inCh, 1), outCh: MathMax(outCh, 1),
+          rate: apply(ctxRate, this, []), next: -1, on: null, listeners: [], emulated: false };
+        wset(processorOf, node, rec);
+        put(processors, rec);
+        apply(realAdd, node, ['audioprocess', (e) => { if (!rec.emulated && spTerms(rec) === null) spDeliver(rec, e); }]);
+        ObjectDefine(node, 'onaudioprocess', { get: () => rec.on, set: (f) => { rec.on = typeof f === 'function' ? f : null; }, configurable: true });
+        return node;
+      };
+      const realRemove = G.EventTarget.prototype.removeEventListener;
+      SPN.prototype.addEventListener = function addEventListener(type, fn, opts) {
+        const rec = wget(processorOf, this);
+        if (rec === undefined || RealString(type) !== 'audioprocess') return apply(realAdd, this, [type, fn, opts]);
+        if (fn === null || fn === undefined) return undefined;
+        for (let i = 0; i < rec.listeners.length; i++) if (rec.listeners[i] === fn) return undefined;
+        put(rec.listeners, fn);
+        return undefined;
+      };
+      SPN.prototype.removeEventListener = function removeEventListener(type, fn, opts) {
+        const rec = wget(processorOf, this);
+        if (rec === undefined || RealString(type) !== 'audioprocess') return apply(realRemove, this, [type, fn, opts]);
+        const keep = [];
+        for (let i = 0; i < rec.listeners.length; i++) if (rec.listeners[i] !== fn) put(keep, rec.listeners[i]);
+        rec.listeners = keep;
+        return undefined;
+      };
+    }
+    // Radix-2 FFT tables by size.
+    const twiddles = ObjectCreate(null);
+    const blackman = ObjectCreate(null); // Blackman windows by size
+    function fft(re, im) {
+      const n = re.length;
+      let tw = twiddles[n];
+      if (tw === undefined) {
+        tw = { c: new RealFloat64Array(n / 2), s: new RealFloat64Array(n / 2) };
+        for (let k = 0; k < n / 2; k++) { tw.c[k] = MathCos(2 * Math.PI * k / n); tw.s[k] = -MathSin(2 * Math.PI * k / n); }
+        twiddles[n] = tw;
+      }
+      for (let i = 1, j = 0; i < n; i++) {
+        let bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) { let t = re[i]; re[i] = re[j]; re[j] = t; t = im[i]; im[i] = im[j]; im[j] = t; }
+      }
+      for (let len = 2; len <= n; len <<= 1) {
+        const half = len >> 1, step = n / len;
+        for (let i = 0; i < n; i += len) {
+          for (let k = 0; k < half; k++) {
+            const wr = tw.c[k * step], wi = tw.s[k * step];
+            const a = i + k, b = a + half;
+            const xr = re[b] * wr - im[b] * wi, xi = re[b] * wi + im[b] * wr;
+            re[b] = re[a] - xr; im[b] = im[a] - xi;
+            re[a] += xr; im[a] += xi;
+          }
+        }
+      }
+    }
+    // magnitudes computes the smoothed spectrum (Web Audio §1.8 "FFT
+    // windowing and smoothing over time"): Blackman window (α = 0.16), the
+    // FFT scaled by 1/N, then X̂[k] = τ·X̂₋₁[k] + (1 − τ)·|X[k]|; a second
+    // read at the same time returns the same values without smoothing again.
+    function magnitudes(node, st) {
+      if (st.magT === now) return st.mag;
+      const n = st.n, re = st.re, im = st.im, x = st.x;
+      let w = blackman[n];
+      if (w === undefined) {
+        w = new RealFloat64Array(n);
+        for (let i = 0; i < n; i++) w[i] = 0.42 - 0.5 * MathCos(2 * Math.PI * i / n) + 0.08 * MathCos(4 * Math.PI * i / n);
+        blackman[n] = w;
+      }
+      for (let i = 0; i < n; i++) { re[i] = x[i] * w[i]; im[i] = 0; }
+      fft(re, im);
+      const tau = apply(smoothingOf, node, []);
+      for (let k = 0; k < n / 2; k++) {
+        const m = MathSqrt(re[k] * re[k] + im[k] * im[k]) / n;
+        let v = tau * st.mag[k] + (1 - tau) * m;
+        if (!NumberIsFinite(v)) v = 0;
+        st.mag[k] = v;
+      }
+      st.magT = now;
+      return st.mag;
+    }
+    const AP = RealAnalyser.prototype;
+    const realFloatFreq = AP.getFloatFrequencyData, realByteFreq = AP.getByteFrequencyData;
+    const realFloatTime = AP.getFloatTimeDomainData, realByteTime = AP.getByteTimeDomainData;
+    const clampByte = (v) => (v < 0 ? 0 : v > 255 ? 255 : MathFloor(v));
+    AP.getFloatFrequencyData = function getFloatFrequencyData(arr) {
+      apply(realFloatFreq, this, [arr]);
+      const st = windowOf(this);
+      if (st === null) return;
+      const mag = magnitudes(this, st);
+      const m = MathMin(arr.length, st.n / 2);
+      for (let k = 0; k < m; k++) arr[k] = 20 * MathLog10(mag[k]);
+    };
+    AP.getByteFrequencyData = function getByteFrequencyData(arr) {
+      apply(realByteFreq, this, [arr]);
+      const st = windowOf(this);
+      if (st === null) return;
+      const mag = magnitudes(this, st);
+      const lo = apply(minDbOf, this, []), hi = apply(maxDbOf, this, []);
+      const scale = 1 / (hi - lo);
+      const m = MathMin(arr.length, st.n / 2);
+      for (let k = 0; k < m; k++) arr[k] = clampByte(255 * (20 * MathLog10(mag[k]) - lo) * scale);
+    };
+    AP.getFloatTimeDomainData = function getFloatTimeDomainData(arr) {
+      apply(realFloatTime, this, [arr]);
+      const st = windowOf(this);
+      if (st === null) return;
+      const m = MathMin(arr.length, st.n);
+      for (let k = 0; k < m; k++) arr[k] = st.x[k];
+    };
+    AP.getByteTimeDomainData = function getByteTimeDomainData(arr) {
+      apply(realByteTime, this, [arr]);
+      const st = windowOf(this);
+      if (st === null) return;
+      const m = MathMin(arr.length, st.n);
+      for (let k = 0; k < m; k++) arr[k] = clampByte(128 * (st.x[k] + 1));
+    };
+
+    // micInject plays a sound (base64 of little-endian float32 samples at
+    // MIC_RATE, mono) from the current virtual time on.
+    micInject = (b64) => {
+      const bin = apply(RealAtob, G, [b64]);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = apply(StringCharCode, bin, [i]);
+      const n = bytes.length >> 2;
+      const dv = new RealDataView(bytes.buffer);
+      const data = new RealFloat32Array(n);
+      for (let i = 0; i < n; i++) data[i] = apply(DVGetFloat32, dv, [i * 4, true]);
+      const start = MathRound(now * MIC_RATE / 1000);
+      put(micClips, { start, data });
+      if (hidden !== null && n > 0) {
+        try {
+          const buf = apply(realCreateBuffer, hidden.ctx, [1, n, MIC_RATE]);
+          apply(bufferCopyTo, buf, [data, 0]);
+          const src = apply(realCreateBufferSource, hidden.ctx, []);
+          apply(bufferSourceBuffer, src, [buf]);
+          apply(realConnect, src, [hidden.bus]);
+          apply(bufferSourceStart, src, []);
+        } catch (e) { /* the real-time copy is a courtesy */ }
+      }
+      return JSONStringify({ start, samples: n, tracks: liveTracks.length });
+    };
+  }
+
   // ---- asynchronous loads that finish in real time ----
   // The harness waits for these before stepping, so that their results land
   // on the same frame on any machine.
@@ -786,6 +1304,7 @@
     now = target;
     advanceAnimations(now - before);
     tickWorkers();
+    deliverAudio();
     drawsThisFrame = 0;
     clearsThisFrame = 0;
     const cbs = rafs;
@@ -1609,6 +2128,8 @@
     clock: () => now,
     adoptFrame,
     childRecord,
+    micInject: (b64) => micInject(b64),
+    micClips: () => micClipsOf(),
   });
   lock(G, '__wp', api);
   if (parentWp !== null) forward = (kind, entry) => parentWp.childRecord(kind, entry);

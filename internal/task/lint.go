@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/worldprobe/worldprobe/internal/audio"
 	"github.com/worldprobe/worldprobe/internal/contract"
 )
 
@@ -71,6 +72,7 @@ func Lint(t *Task) []Finding {
 		}
 		out = append(out, lintReads(t, c)...)
 		out = append(out, lintKinds(t, c)...)
+		out = append(out, lintSounds(t, c)...)
 		if brief != nil {
 			out = append(out, lintCoverage(t, c, string(brief))...)
 		}
@@ -276,6 +278,33 @@ func lintKinds(t *Task, c *contract.Contract) []Finding {
 	if t.Scaffold != "" && f2p == 0 {
 		out = append(out, Finding{File: c.File,
 			Message: "the task has a scaffold but no probe labelled kind: fail_to_pass: label the probes of the change the task asks for"})
+	}
+	return out
+}
+
+// lintSounds reads every wav: file an injectAudio step plays: a missing
+// or malformed one is the task's mistake, found before any page runs
+// (each file once, at its first step).
+func lintSounds(t *Task, c *contract.Contract) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, p := range c.Probes {
+		for _, s := range append(append([]contract.Step(nil), p.Setup...), p.Steps...) {
+			a, ok := s.Action.(*contract.InjectAudioStep)
+			if !ok || a.Sound.WAV == "" || seen[a.Sound.WAV] {
+				continue
+			}
+			seen[a.Sound.WAV] = true
+			data, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(a.Sound.WAV)))
+			if err == nil {
+				_, err = audio.ParseWAV(a.Sound.WAV, data)
+			} else {
+				err = fmt.Errorf("%s: %s", a.Sound.WAV, errText(err))
+			}
+			if err != nil {
+				out = append(out, Finding{File: c.File, Line: s.Line, Message: "injectAudio: " + err.Error()})
+			}
+		}
 	}
 	return out
 }

@@ -75,3 +75,21 @@ func TestPageXRRoomConformance(t *testing.T) {
 		}
 	}
 }
+
+// The Chromium page's synthetic microphone passes the microphone
+// conformance suite: what the microphone world's analyser reads is the
+// window of the injected samples at the virtual time, as the fake models it.
+func TestPageMicrophoneConformance(t *testing.T) {
+	contracttest.MicrophoneConformance(t, func(t *testing.T, fps float64, files map[string][]byte) contract.Page {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), world.MicHTML, 0o644))
+		for name, body := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), body, 0o644))
+		}
+		s, err := session.Open(context.Background(), shared.Browser, shared.Resolver, filepath.Join(dir, "index.html"), session.Config{Seed: 1, FPS: fps, SkipDraw: true})
+		require.NoError(t, err)
+		t.Cleanup(s.Close)
+		require.True(t, s.Loaded(), "the microphone world loads: %+v", s.Log())
+		return &page{s: s, fps: fps, dir: dir}
+	})
+}

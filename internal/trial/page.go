@@ -3,13 +3,18 @@ package trial
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
 
+	"github.com/worldprobe/worldprobe/internal/audio"
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/session"
@@ -31,6 +36,8 @@ type page struct {
 	backend string
 	// room is the room the headset stands in (xrhands.go); nil for none.
 	room *pageRoom
+	// dir is the task folder, where an injectAudio step's wav: files are.
+	dir string
 }
 
 // page offers every capability a contract step can ask for.
@@ -46,6 +53,7 @@ var (
 	_ contract.XRViewer      = (*page)(nil)
 	_ contract.Semantics     = (*page)(nil)
 	_ contract.View          = (*page)(nil)
+	_ contract.Microphone    = (*page)(nil)
 )
 
 // The session outlives the page: the trial restarts it for the next probe
@@ -590,4 +598,56 @@ func (p *page) xrRead(ctx context.Context, what string, out any) error {
 		return fmt.Errorf("decoding the XR hook's %s: %w", what, err)
 	}
 	return nil
+}
+
+// InjectAudio plays a sound through the page's synthetic microphone from
+// the current virtual time (contract.Microphone, docs/audio.md). A sound
+// that cannot be had — a missing or malformed file, no espeak-ng — is an
+// infrastructure error: the task's or the machine's, not the page's.
+func (p *page) InjectAudio(ctx context.Context, s contract.Sound) error {
+	samples, err := loadSound(ctx, p.dir, s)
+	if err != nil {
+		return contract.Infra(fmt.Errorf("injectAudio: %w", err))
+	}
+	b := make([]byte, 4*len(samples))
+	for i, v := range samples {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	arg, _ := json.Marshal(base64.StdEncoding.EncodeToString(b)) // a string: cannot fail
+	var raw string
+	if err := p.s.Eval(ctx, 0, `window.__wp.micInject(`+string(arg)+`)`, &raw); err != nil {
+		return mapErr(err)
+	}
+	var r struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		return contract.Infra(fmt.Errorf("injectAudio: decoding the page runtime's answer: %w", err))
+	}
+	if r.Error != "" {
+		return contract.Infra(fmt.Errorf("injectAudio %s: %s", s, r.Error))
+	}
+	return nil
+}
+
+// loadSound returns the samples an injectAudio step plays, as the synthetic
+// microphone takes them (mono, audio.Rate): a wav: file of the task folder
+// dir, read, mixed down and resampled, or say: text spoken by espeak-ng.
+func loadSound(ctx context.Context, dir string, s contract.Sound) ([]float32, error) {
+	if s.WAV == "" {
+		return audio.Say(ctx, s.Say, s.Voice)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(s.WAV)))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.WAV, err)
+	}
+	snd, err := audio.ParseWAV(s.WAV, data)
+	if err != nil {
+		return nil, err
+	}
+	out, err := audio.Mono(snd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.WAV, err)
+	}
+	return out, nil
 }

@@ -325,7 +325,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 				if !reused.Loaded() {
 					return nil, errors.New("the page did not load")
 				}
-				return &page{s: reused, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx))}, nil
+				return &page{s: reused, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx)), dir: t.Dir}, nil
 			}
 			s, err := session.Open(ctx, j.Browser, j.Resolver, in.Page, session.Config{
 				Seed: t.Seed, FPS: fps, Width: t.Viewport.Width, Height: t.Viewport.Height, SkipDraw: j.SkipDraw,
@@ -346,7 +346,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 				return nil, errors.New("the page did not load")
 			}
 			reused = s
-			return &page{s: s, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx))}, nil
+			return &page{s: s, fps: fps, backend: t.XRBackend, room: roomsFor(contract.RoomOf(ctx)), dir: t.Dir}, nil
 		}
 	}
 	var rec *recorder

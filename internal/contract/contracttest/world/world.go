@@ -99,3 +99,33 @@ func Project(p [3]float64) (x, y float64, onScreen bool) {
 	x, y = (nx+1)/2*Width, (1-ny)/2*Height
 	return x, y, nx >= -1 && nx <= 1 && ny >= -1 && ny <= 1
 }
+
+// MicHTML is the microphone world: a page that opens the synthetic
+// microphone into an AnalyserNode of MicWindow samples and, every frame,
+// writes the state {frame, mic: {open, level}}, level the RMS of the
+// analyser's time-domain window rounded to 1e-6 (MicLevel).
+//
+//go:embed mic.html
+var MicHTML []byte
+
+// The microphone world's constants: the microphone's rate and the
+// analyser's window.
+const (
+	MicRate   = 48000
+	MicWindow = 2048
+)
+
+// MicLevel is the microphone world's level when the sound samples (at
+// MicRate) started at sample start and the analyser's window ends at
+// sample end (exclusive): the RMS of the MicWindow samples before end,
+// silence outside the sound, rounded to 1e-6.
+func MicLevel(samples []float32, start, end int) float64 {
+	var sum float64
+	for i := end - MicWindow; i < end; i++ {
+		if k := i - start; k >= 0 && k < len(samples) {
+			v := float64(samples[k])
+			sum += v * v
+		}
+	}
+	return math.Round(math.Sqrt(sum/MicWindow)*1e6) / 1e6
+}
