@@ -39,7 +39,9 @@ func plan(t *testing.T) []run.Planned {
 	return p
 }
 
-func runner() *trial.Runner { return &trial.Runner{Browser: h.Browser, Resolver: h.Resolver, SkipDraw: true} }
+func runner() *trial.Runner {
+	return &trial.Runner{Browser: h.Browser, Resolver: h.Resolver, SkipDraw: true}
+}
 
 // verdict is what a trial's judgement must repeat exactly, whatever
 // executes it.
