@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -47,8 +48,9 @@ func (TrialArgs) InsertOpts() river.InsertOpts {
 // trialWorker judges trial jobs.
 type trialWorker struct {
 	river.WorkerDefaults[TrialArgs]
-	runner  *trial.Runner
-	results func(ctx context.Context, run string) (store.Store, error)
+	runner   *trial.Runner
+	results  func(ctx context.Context, run string) (store.Store, error)
+	progress io.Writer
 
 	mu      sync.Mutex
 	loaders map[string]*trial.Loader
@@ -94,6 +96,7 @@ func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error
 	}
 	dir := filepath.Join(a.Run, filepath.FromSlash(s.Dir))
 	t := finishedIn(dir, s.Key)
+	w.printf("judging %s (job %d, attempt %d)\n", s.Dir, job.ID, job.Attempt)
 	if t == nil {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("trial %s: removing an earlier attempt's files: %w", s.Dir, err)
@@ -115,7 +118,15 @@ func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error
 	if err := results.Save(ctx, t); err != nil {
 		return err
 	}
+	w.printf("judged %s: %s\n", s.Dir, t.Outcome)
 	return nil
+}
+
+// printf writes one progress line.
+func (w *trialWorker) printf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(w.progress, format, args...)
 }
 
 // finishedIn is the trial in dir's result.json when it is the trial key's,

@@ -17,6 +17,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -72,6 +73,10 @@ type Config struct {
 	// workers also hear of new jobs at once through LISTEN/NOTIFY).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Progress, when set, gets a line when a worker of this process
+	// starts a trial ("judging DIR (job ID, attempt N)") and when it has
+	// saved its result ("judged DIR: OUTCOME").
+	Progress io.Writer
 }
 
 // client is what a queue uses of a river.Client, whatever its driver's
@@ -126,11 +131,11 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", redact(url), err)
+		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", redact(url), err)
+		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
 	}
 	q := &Queue{cfg: withDefaults(cfg, 500*time.Millisecond), closers: []func(){pool.Close}}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
@@ -141,7 +146,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		q.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", redact(url), err)
+		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
 	}
 	_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrateLock))
 	if err == nil {
@@ -153,7 +158,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	conn.Release()
 	if err != nil {
 		q.Close()
-		return nil, fmt.Errorf("creating River's tables in %s: %w", redact(url), err)
+		return nil, fmt.Errorf("creating River's tables in %s: %w", RedactURL(url), err)
 	}
 	if q.client, err = newClient(driver, q); err != nil {
 		q.Close()
@@ -181,6 +186,9 @@ func withDefaults(cfg Config, poll time.Duration) Config {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
 	}
 	return cfg
 }
@@ -212,7 +220,7 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 			return nil, errors.New("queue: workers need a trial runner")
 		}
 		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results}); err != nil {
+		if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress}); err != nil {
 			return nil, fmt.Errorf("registering the trial worker: %w", err)
 		}
 		cfg.Workers = workers
@@ -329,8 +337,8 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
-// redact hides a URL's password.
-func redact(url string) string {
+// RedactURL hides a URL's password (for messages).
+func RedactURL(url string) string {
 	scheme, rest, ok := strings.Cut(url, "://")
 	if !ok {
 		return url

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,10 +28,13 @@ func TestMain(m *testing.M) { testenv.RunMain(m, 2, &h) }
 
 // plan is the tiny task's reference and flawed fixture, copied into a
 // folder the test may change.
-func plan(t *testing.T) []run.Planned {
+func plan(t *testing.T) []run.Planned { return planOf(t, "tiny") }
+
+// planOf plans the reference and fixture of testdata's simulation/slug.
+func planOf(t *testing.T, slug string) []run.Planned {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "simulation", "tiny")
-	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("testdata", "suite", "simulation", "tiny"))))
+	dst := filepath.Join(t.TempDir(), "simulation", slug)
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("testdata", "suite", "simulation", slug))))
 	tk, err := task.Load(dst)
 	require.NoError(t, err)
 	p, err := run.Plan([]*task.Task{tk}, []run.Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}, 1)
@@ -232,3 +236,65 @@ func TestInfrastructureErrorsAreRetriedNeverScored(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, stored)
 }
+
+// A stopping worker cancels the trial it runs once its grace is over: the
+// trial saves nothing and leaves no result.json, its job goes back to the
+// queue, and the next worker judges it — one result, on the second
+// attempt.
+func TestStoppedWorkerReleasesItsTrial(t *testing.T) {
+	p := planOf(t, "heavy")[:1]
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "queue.db")
+	started := make(chan struct{}, 1)
+	a, err := OpenSQLite(ctx, path, Config{Workers: 1, Runner: runner(), StopGrace: 50 * time.Millisecond,
+		Progress: writerFunc(func(b []byte) {
+			if strings.HasPrefix(string(b), "judging ") {
+				select {
+				case started <- struct{}{}:
+				default:
+				}
+			}
+		})})
+	require.NoError(t, err)
+	defer a.Close()
+	require.NoError(t, a.Start(ctx))
+	out := filepath.Join(t.TempDir(), "run")
+	type res struct {
+		sum *run.Summary
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		sum, err := run.Execute(ctx, run.Options{Out: out, Config: run.Config{Repeat: 1}, Plan: p, Runner: runner(), Executor: &Executor{Queue: a}})
+		done <- res{sum, err}
+	}()
+	select {
+	case <-started:
+	case <-time.After(120 * time.Second):
+		t.Fatal("the worker never started the trial")
+	}
+	require.NoError(t, a.Stop(ctx))
+	js := jobs(t, a)
+	require.Len(t, js, 1)
+	require.Equal(t, rivertype.JobStateRetryable, js[0].State)
+	require.Len(t, js[0].Errors, 1)
+	require.Contains(t, js[0].Errors[0].Error, "stopped before it finished")
+	dir := filepath.Join(out, filepath.FromSlash("trials/"+p[0].Dir()))
+	require.NoFileExists(t, filepath.Join(dir, trial.ResultFile))
+
+	b, err := OpenSQLite(ctx, path, Config{Workers: 1, Runner: runner()})
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, b.Start(ctx))
+	r := <-done
+	require.NoError(t, r.err)
+	require.Len(t, r.sum.Trials, 1)
+	require.True(t, r.sum.Trials[0].Pass, "%+v", r.sum.Trials[0].Assertions)
+	js = completed(t, b, 1)
+	require.Equal(t, 2, js[0].Attempt)
+}
+
+// writerFunc is an io.Writer calling f with each write.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
