@@ -29,7 +29,7 @@ type queueFlags struct {
 func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
 	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
-	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead and the trial is run elsewhere (keep it above the longest trial)")
+	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
 }
 
 // isPostgres reports whether url is a PostgreSQL URL.

@@ -59,7 +59,7 @@ queue holds no unfinished trial (start it after the run has enqueued).
 	o.engineFlags.register(f)
 	f.StringVar(&o.DB, "db", "", "PostgreSQL URL of the queue (postgres://USER@HOST:PORT/DATABASE), as given to 'run --db'")
 	f.BoolVar(&o.Drain, "drain", false, "exit once the queue holds no unfinished trial")
-	f.DurationVar(&o.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "how long a trial may run before its worker is deemed dead and the trial is run elsewhere (keep it above the longest trial)")
+	f.DurationVar(&o.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
 	f.DurationVar(&o.StopGrace, "stop-grace", queue.DefaultStopGrace, "on SIGTERM, how long running trials may finish before they are cancelled and go back to the queue")
 	f.BoolVar(&o.Video, "video", false, "record every trial's probes, not only XR tasks'")
 	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")

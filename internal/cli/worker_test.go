@@ -50,7 +50,7 @@ func (l *lines) String() string {
 // TestWorkersSurviveAKilledWorker: 'run --db --jobs 0' enqueues eight
 // trials in a PostgreSQL started by the test; two 'worldprobe worker'
 // processes judge them; the first is killed (SIGKILL) in the middle of a
-// trial. River rescues that trial's job (--rescue-after 3s) and the other
+// trial. River rescues that trial's job (--rescue-after 30s) and the other
 // worker judges it: the run completes and every trial is in the results
 // exactly once, in the database and in the run folder.
 func TestWorkersSurviveAKilledWorker(t *testing.T) {
@@ -80,7 +80,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	}, 120*time.Second, 100*time.Millisecond, "the run enqueues 2 tasks × (reference + fixture) × 2 samples")
 
 	worker := func(watch func(string)) (*exec.Cmd, *lines, chan error) {
-		cmd := exec.Command(bin, "worker", "--db", url, "--jobs", "1", "--drain", "--rescue-after", "3s", "--web", webDir(t))
+		cmd := exec.Command(bin, "worker", "--db", url, "--jobs", "1", "--drain", "--rescue-after", "30s", "--web", webDir(t))
 		stderr, err := cmd.StderrPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())

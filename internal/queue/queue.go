@@ -38,10 +38,10 @@ import (
 // Defaults of [Config].
 const (
 	// DefaultRescueAfter is how long a trial may run before River deems
-	// its worker dead (killed, its machine gone) and runs it elsewhere. A
-	// trial still running past it is judged twice, which leaves one result
-	// (saves are upserts) but wastes the work: keep it above the longest
-	// trial.
+	// its worker dead (killed, its machine gone) and runs it elsewhere;
+	// it is also each trial's time limit (River's job timeout): a trial
+	// still running then is cancelled and retried. Keep it above the
+	// longest trial.
 	DefaultRescueAfter = 15 * time.Minute
 	// DefaultStopGrace is how long a stopping worker lets its running
 	// trials finish before it cancels them (they are then retried).
@@ -204,9 +204,14 @@ func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error
 
 func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error) {
 	cfg := &river.Config{
-		Logger:               q.cfg.Logger,
-		MaxAttempts:          q.cfg.MaxAttempts,
-		JobTimeout:           -1, // a trial keeps its own deadlines
+		Logger:      q.cfg.Logger,
+		MaxAttempts: q.cfg.MaxAttempts,
+		// River rescues a dead worker's job only once its timeout has
+		// passed (never with no timeout), so the rescue delay is also
+		// each trial's time limit: a trial still running then is
+		// cancelled by its own worker (and retried) as it becomes
+		// eligible for rescue, rather than judged twice at once.
+		JobTimeout:           q.cfg.RescueAfter,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		SoftStopTimeout:      q.cfg.StopGrace,
 		FetchCooldown:        min(q.cfg.Poll, river.FetchCooldownDefault),
