@@ -156,8 +156,18 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT state, attempt, array(SELECT e->>'error' FROM jsonb_array_elements(to_jsonb(errors)) e)
 		FROM river_job WHERE id = $1`, victimID).Scan(&state, &attempt, &errs))
 	require.Equal(t, "completed", state)
-	require.Equal(t, 2, attempt)
-	require.Equal(t, []string{"Stuck job rescued by JobRescuer"}, errs)
+	// Its first attempt died with worker A and was rescued; on a loaded
+	// machine a later attempt may have hit the trial time limit too
+	// (--rescue-after) and been retried: every failed attempt left one
+	// of these two errors, and the last attempt succeeded.
+	require.Equal(t, len(errs)+1, attempt, "errors: %q", errs)
+	require.Equal(t, "Stuck job rescued by JobRescuer", errs[0])
+	for _, e := range errs[1:] {
+		if e != "Stuck job rescued by JobRescuer" {
+			require.Contains(t, e, "stopped before it finished")
+		}
+	}
+	t.Logf("the killed worker's trial took %d attempts: %q", attempt, errs)
 	var unfinished int
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'trial' AND state <> 'completed'`).Scan(&unfinished))
 	require.Zero(t, unfinished, fmt.Sprintf("worker A:\n%s\nworker B:\n%s", aLines, bLines))
