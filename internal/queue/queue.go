@@ -286,8 +286,8 @@ func (q *Queue) Start(ctx context.Context) error {
 
 // Stop stops the workers cleanly: they take no new trial, the running
 // ones have StopGrace to finish, and then are cancelled; a cancelled
-// trial saves nothing and its job goes back to the queue for another
-// worker (a retry). Stop returns when every running trial has ended.
+// trial saves nothing and River puts its job back in the queue at once,
+// for another worker, without counting the attempt. Stop returns when every running trial has ended.
 func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
