@@ -172,3 +172,23 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'trial' AND state <> 'completed'`).Scan(&unfinished))
 	require.Zero(t, unfinished, fmt.Sprintf("worker A:\n%s\nworker B:\n%s", aLines, bLines))
 }
+
+// The queue flags' mistakes are usage errors, found before anything runs.
+func TestQueueFlagsUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "worker needs --db, a PostgreSQL URL"},
+		{[]string{"worker", "--db", "sqlite:///x"}, "worker needs --db, a PostgreSQL URL"},
+		{[]string{"run", tinySuite(), "--oracle", "--executor", "celery"}, `--executor "celery": pool or river`},
+		{[]string{"run", tinySuite(), "--oracle", "--db", "mysql://u:secret@h/db"}, `--db "mysql://u:xxxxx@h/db": want a PostgreSQL URL`},
+		{[]string{"run", tinySuite(), "--oracle", "--jobs", "0"}, "--jobs must be at least 1 (0 only with --db"},
+		{[]string{"run", tinySuite(), "--oracle", "--executor", "river", "--rescue-after", "0s"}, "--rescue-after must be positive"},
+	} {
+		code, _, stderr := execute(t, c.args...)
+		require.Equal(t, ExitUsage, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.want, c.args)
+		require.NotContains(t, stderr, "secret")
+	}
+}
