@@ -4,14 +4,14 @@ GO    ?= go
 BIN   := bin/worldprobe
 WEB   := web
 
-.PHONY: all setup chromium ffmpeg espeak-ng browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
+.PHONY: all setup chromium ffmpeg espeak-ng postgresql browser-user web build demo demo-full bench-starter check-suite harden check-variants test fuzz test-slow bench vet fmt clean
 
 all: build
 
 ## setup: install what is missing (Debian chromium, Debian ffmpeg for XR trial videos, Debian
-## espeak-ng for injectAudio's say:, the browser's system user when run as root, vendored npm
-## packages) and build
-setup: chromium ffmpeg espeak-ng browser-user web build
+## espeak-ng for injectAudio's say:, postgresql for the scale-out tests, the browser's system
+## user when run as root, vendored npm packages) and build
+setup: chromium ffmpeg espeak-ng postgresql browser-user web build
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
@@ -36,6 +36,17 @@ espeak-ng:
 		echo "installing Debian espeak-ng (apt-get)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq espeak-ng >/dev/null; \
+	fi
+
+# PostgreSQL's server binaries (initdb, postgres in /usr/lib/postgresql/<v>/bin) for the
+# tests of the PostgreSQL store and of River workers (docs/scale-out.md). The tests start
+# their own throwaway cluster on a loopback port (internal/pgtest); the package's system
+# service is never used.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && [ -z "$$WORLDPROBE_PG_BIN" ]; then \
+		echo "installing Debian postgresql (apt-get)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
 	fi
 
 # As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this

@@ -195,7 +195,7 @@ func TestCLIDocsSeesEveryCommand(t *testing.T) {
 		names = append(names, commandName(c))
 	}
 	require.Equal(t, []string{"agreement", "bench", "bench-models", "compare-judges", "gen", "inspect", "models list", "models ping", "run", "schema", "serve", "suite perturb",
-		"task check", "task mutate", "task prompt", "task summarize", "version"}, sortedCopy(names))
+		"task check", "task mutate", "task prompt", "task summarize", "version", "worker"}, sortedCopy(names))
 
 	require.True(t, mentionsFlag("`--max N`", "max"))
 	require.False(t, mentionsFlag("`--max-mutants N`", "max"))

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/metrics"
+	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/report"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
@@ -51,6 +52,9 @@ type RunOptions struct {
 	// resume is the command line that resumes this run (the one given,
 	// without --rerun and --update-changed).
 	resume string
+	// queueFlags choose River (--executor river, --db URL) over the
+	// in-process pool.
+	queueFlags
 }
 
 // NewCmdRun builds 'worldprobe run'.
@@ -148,6 +152,7 @@ says how many trials were retried and why.
 	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")
 	f.IntVar(&o.VideoEvery, "video-every", 1, "record every n-th stepped frame (a clip keeps at most 600 frames: past that it keeps every other one)")
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
+	o.queueFlags.register(f)
 	o.looks.register(f)
 	f.BoolVar(&o.Design, "design", false, "rate every recorded XR trial on the ten XR design heuristics of docs/xr-design.md with the visual_judge role: a 1-5 design score apart from pass")
 	return cmd
@@ -264,11 +269,18 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		fmt.Fprintf(io.ErrOut, "WARNING: %s (--allow-missing: each is judged as a no_candidate crash, scored 0)\n", missingText(m))
 	}
 
+	if err := o.queueFlags.check(o.Jobs); err != nil {
+		return err
+	}
 	exec, jobs, chromium := io.executor, o.Jobs, ""
 	page := report.Page{Title: "worldprobe run: " + filepath.Base(o.Suite)}
 	var runner *trial.Runner
 	if exec == nil {
+		// --db with --jobs 0 judges nothing here, but the browser still
+		// names the Chromium and sandbox the run folder's lock records.
+		o.Jobs = max(1, o.Jobs)
 		b, res, err := o.start(ctx, io, 0, 0)
+		o.Jobs = jobs
 		if err != nil {
 			return err
 		}
@@ -287,10 +299,21 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 				return err
 			}
 		}
-		jobs, chromium = b.Jobs(), b.Version()
+		chromium = b.Version()
+		if jobs > 0 {
+			jobs = b.Jobs()
+		}
 		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
+		q, err := o.queueFlags.open(ctx, io, out, jobs, runner)
+		if err != nil {
+			return err
+		}
+		if q != nil {
+			defer q.Close()
+			exec = &queue.Executor{Queue: q}
+		}
 	}
-	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs → %s\n", o.Suite, len(tasks), len(plan), jobs, out)
+	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, o.queueFlags.describe(), out)
 	sum, err := run.Execute(ctx, run.Options{
 		Out: out, Config: cfg, Plan: plan, Jobs: jobs, Rerun: o.Rerun, UpdateChanged: o.UpdateChanged,
 		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut,

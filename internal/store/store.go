@@ -1,6 +1,9 @@
 // Package store keeps trial results in a database behind a narrow
-// interface. SQLite (modernc.org/sqlite, no cgo) is the default; the schema
-// is embedded and applied on open.
+// interface. SQLite (modernc.org/sqlite, no cgo), one file per run folder,
+// is the default; PostgreSQL ([Postgres], pgx v5) holds the results of runs
+// whose trials are judged by workers on other machines (docs/scale-out.md).
+// Each schema is embedded and applied on open. Every implementation passes
+// the one conformance suite in internal/store/storetest.
 package store
 
 import (
@@ -24,6 +27,9 @@ type Store interface {
 	Save(ctx context.Context, t *result.Trial) error
 	// Trials lists every stored trial, ordered by key.
 	Trials(ctx context.Context) ([]*result.Trial, error)
+	// Find lists the stored trials among keys, ordered by key; a key not
+	// stored is left out.
+	Find(ctx context.Context, keys []string) ([]*result.Trial, error)
 	// Delete removes a trial and its assertions; a key not stored is no
 	// error.
 	Delete(ctx context.Context, key string) error
@@ -89,11 +95,44 @@ func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing trials: %w", err)
 	}
-	defer rows.Close()
+	return decodeRows(rows)
+}
+
+// Find implements Store.
+func (s *SQLite) Find(ctx context.Context, keys []string) ([]*result.Trial, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	args, err := json.Marshal(keys)
+	if err != nil {
+		return nil, fmt.Errorf("finding trials: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM trials WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(args))
+	if err != nil {
+		return nil, fmt.Errorf("finding trials: %w", err)
+	}
+	return decodeRows(rows)
+}
+
+// rows is what decodeRows reads: *sql.Rows, pgx.Rows.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// decodeRows decodes rows of one doc column into trials and closes them.
+func decodeRows(r *sql.Rows) ([]*result.Trial, error) {
+	defer r.Close()
+	return decodeDocs(r)
+}
+
+// decodeDocs decodes rows of one doc column into trials.
+func decodeDocs(r rows) ([]*result.Trial, error) {
 	var out []*result.Trial
-	for rows.Next() {
+	for r.Next() {
 		var doc string
-		if err := rows.Scan(&doc); err != nil {
+		if err := r.Scan(&doc); err != nil {
 			return nil, fmt.Errorf("listing trials: %w", err)
 		}
 		t := &result.Trial{}
@@ -102,7 +141,10 @@ func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
 		}
 		out = append(out, t)
 	}
-	return out, rows.Err()
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("listing trials: %w", err)
+	}
+	return out, nil
 }
 
 // Delete implements Store.

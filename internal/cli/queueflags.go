@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worldprobe/worldprobe/internal/queue"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// queueFlags are run's flags that judge trials as River jobs
+// (docs/scale-out.md) instead of in the in-process pool.
+type queueFlags struct {
+	// DB is a PostgreSQL URL: the trials are enqueued there, and judged
+	// by this process's --jobs workers and any 'worldprobe worker'.
+	DB string
+	// Executor is "pool" (the default) or "river": River on SQLite in the
+	// run folder, with this process's workers.
+	Executor    string
+	RescueAfter time.Duration
+}
+
+func (f *queueFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
+	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
+	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
+}
+
+// isPostgres reports whether url is a PostgreSQL URL.
+func isPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
+// check validates the flags with --jobs.
+func (f *queueFlags) check(jobs int) error {
+	switch f.Executor {
+	case "pool", "river":
+	default:
+		return usageErr("--executor %q: pool or river", f.Executor)
+	}
+	if f.DB != "" && !isPostgres(f.DB) {
+		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", queue.RedactURL(f.DB))
+	}
+	if jobs < 0 || f.DB == "" && jobs < 1 {
+		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers judge)")
+	}
+	if f.RescueAfter <= 0 {
+		return usageErr("--rescue-after must be positive")
+	}
+	return nil
+}
+
+// describe is how the run's first line names the executor.
+func (f *queueFlags) describe() string {
+	switch {
+	case f.DB != "":
+		return " (River on " + queue.RedactURL(f.DB) + ")"
+	case f.Executor == "river":
+		return " (River on the run folder's queue.db)"
+	}
+	return ""
+}
+
+// open opens the queue the flags ask for, with jobs workers started
+// (nil: the in-process pool). The run folder is created when needed, as
+// run.Execute would (closed to other users).
+func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
+	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.RescueAfter}
+	var q *queue.Queue
+	var err error
+	switch {
+	case f.DB != "":
+		q, err = queue.OpenPostgres(ctx, f.DB, cfg)
+	case f.Executor == "river":
+		if _, serr := os.Stat(out); os.IsNotExist(serr) {
+			if err := os.MkdirAll(out, 0o750); err != nil {
+				return nil, runtimeErr(fmt.Errorf("creating the run folder: %w", err))
+			}
+		}
+		q, err = queue.OpenSQLite(ctx, filepath.Join(out, "queue.db"), cfg)
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, runtimeErr(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		q.Close()
+		return nil, runtimeErr(err)
+	}
+	return q, nil
+}

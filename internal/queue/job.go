@@ -1,0 +1,158 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
+	"github.com/worldprobe/worldprobe/internal/trial"
+)
+
+// kindTrial is the River job kind of a trial.
+const kindTrial = "trial"
+
+// TrialArgs are a trial job's arguments: the trial as plain data. The job
+// is unique by Run and Key while it waits or runs, so enqueueing a run
+// again (a resume, a second 'run' of the same folder) adds no duplicate;
+// once the job has finished the same key can be enqueued again (--rerun).
+type TrialArgs struct {
+	// Run is the run folder's absolute path: the specs' paths are
+	// relative to it, and it names the run's results in a shared store.
+	Run string `json:"run" river:"unique"`
+	// Key is the trial's key (task digest × candidate digest × sample ×
+	// variant × how it is judged; run.Plan makes it).
+	Key  string     `json:"key" river:"unique"`
+	Spec trial.Spec `json:"spec"`
+}
+
+// Kind implements river.JobArgs.
+func (TrialArgs) Kind() string { return kindTrial }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: unique by run and key
+// in every state but finished ones.
+func (TrialArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
+
+// trialWorker judges trial jobs.
+type trialWorker struct {
+	river.WorkerDefaults[TrialArgs]
+	runner   *trial.Runner
+	results  func(ctx context.Context, run string) (store.Store, error)
+	progress io.Writer
+
+	mu      sync.Mutex
+	loaders map[string]*trial.Loader
+}
+
+// loader is the run folder's loader (it loads each task once).
+func (w *trialWorker) loader(run string) *trial.Loader {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.loaders == nil {
+		w.loaders = map[string]*trial.Loader{}
+	}
+	l, ok := w.loaders[run]
+	if !ok {
+		l = &trial.Loader{RunDir: run}
+		w.loaders[run] = l
+	}
+	return l
+}
+
+// forget drops the run folder's loader.
+func (w *trialWorker) forget(run string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.loaders, run)
+}
+
+// Work judges the trial and saves its result. A result.json already in
+// the trial's folder (a worker that died after writing it) is saved as it
+// is; any other leftover of an earlier attempt is removed first. An
+// infrastructure error is returned, so River retries the job with backoff
+// and nothing is scored; the candidate's faults are its result. A trial
+// cancelled by a stopping worker saves nothing and leaves no result.json.
+func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error {
+	a := job.Args
+	s := a.Spec
+	if s.Key != a.Key {
+		return river.JobCancel(fmt.Errorf("trial job %d: its key %s is not its spec's %s", job.ID, a.Key, s.Key))
+	}
+	results, err := w.results(ctx, a.Run)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(a.Run, filepath.FromSlash(s.Dir))
+	t := finishedIn(dir, s.Key)
+	w.printf("judging %s (job %d, attempt %d)\n", s.Dir, job.ID, job.Attempt)
+	if t == nil {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("trial %s: removing an earlier attempt's files: %w", s.Dir, err)
+		}
+		t, err = w.runner.RunSpec(ctx, w.loader(a.Run), s)
+		if ctx.Err() != nil {
+			// Stopped midway: whatever the runner made of the cut-short
+			// trial is not its verdict.
+			os.Remove(filepath.Join(dir, trial.ResultFile))
+			return fmt.Errorf("trial %s: stopped before it finished: %w", s.Dir, context.Cause(ctx))
+		}
+		if err != nil {
+			// The loader keeps what it loaded, failures too: the retry
+			// must read the task folder again.
+			w.forget(a.Run)
+			return fmt.Errorf("trial %s: %w", s.Dir, err)
+		}
+	}
+	if err := results.Save(ctx, t); err != nil {
+		return err
+	}
+	w.printf("judged %s: %s\n", s.Dir, t.Outcome)
+	return nil
+}
+
+// printf writes one progress line.
+func (w *trialWorker) printf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(w.progress, format, args...)
+}
+
+// finishedIn is the trial in dir's result.json when it is the trial key's,
+// else nil.
+func finishedIn(dir, key string) *result.Trial {
+	b, err := os.ReadFile(filepath.Join(dir, trial.ResultFile))
+	if err != nil {
+		return nil
+	}
+	t := &result.Trial{}
+	if json.Unmarshal(b, t) != nil || t.Key != key {
+		return nil
+	}
+	return t
+}
+
+// errDiscarded marks a trial whose job River gave up on.
+var errDiscarded = errors.New("trial given up")
+
+// unmarshalArgs decodes a job row's encoded args.
+func unmarshalArgs(j *rivertype.JobRow, v any) error {
+	if err := json.Unmarshal(j.EncodedArgs, v); err != nil {
+		return fmt.Errorf("decoding job %d's args: %w", j.ID, err)
+	}
+	return nil
+}
+
+// resultsDB is the run folder's SQLite results store.
+func resultsDB(run string) string { return filepath.Join(run, "results.db") }

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+)
+
+//go:embed postgres.sql
+var postgresSQL string
+
+// schemaLock is the advisory lock (an arbitrary constant) that serialises
+// creating the schema: workers starting at once would otherwise race on
+// CREATE TABLE IF NOT EXISTS.
+const schemaLock = 0x776f726c6470 // "worldp"
+
+// Postgres is a Store in a PostgreSQL database that many runs share: each
+// Postgres value reads and writes the trials of one run.
+type Postgres struct {
+	pool *pgxpool.Pool
+	run  string
+}
+
+// OpenPostgres creates the schema in pool's database if needed and returns
+// the store of the run named run (the run folder's absolute path in
+// worldprobe run). Closing it leaves pool open.
+func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, run string) (*Postgres, error) {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, postgresSQL)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the results schema in PostgreSQL: %w", err)
+	}
+	return &Postgres{pool: pool, run: run}, nil
+}
+
+// Save implements Store. It upserts the trial's row first: the row lock
+// it takes orders two workers saving the same trial at once (a rescued
+// job that also finished elsewhere), so the assertions are one save's.
+func (s *Postgres) Save(ctx context.Context, t *result.Trial) error {
+	doc, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("encoding trial %s: %w", t.Key, err)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO worldprobe_trials
+		(run, key, task, category, difficulty, variant, model, candidate, sample, outcome, crash_kind, pass,
+		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		ON CONFLICT (run, key) DO UPDATE SET task = excluded.task, category = excluded.category,
+		 difficulty = excluded.difficulty, variant = excluded.variant, model = excluded.model,
+		 candidate = excluded.candidate, sample = excluded.sample, outcome = excluded.outcome,
+		 crash_kind = excluded.crash_kind, pass = excluded.pass, v_cov = excluded.v_cov, a_cov = excluded.a_cov,
+		 s_cov = excluded.s_cov, t_cov = excluded.t_cov, attribution = excluded.attribution,
+		 duration_ms = excluded.duration_ms, doc = excluded.doc`,
+			s.run, t.Key, t.Task, t.Category, t.Difficulty, t.Variant, t.Model, t.Candidate, t.Sample, t.Outcome, t.CrashKind,
+			t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM worldprobe_assertions WHERE run = $1 AND trial_key = $2`, s.run, t.Key); err != nil {
+			return err
+		}
+		if len(t.Assertions) == 0 {
+			return nil
+		}
+		rows := make([][]any, len(t.Assertions))
+		for i, a := range t.Assertions {
+			rows[i] = []any{s.run, t.Key, i, a.Probe, a.Level, a.Status, a.Message, a.Expr}
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"worldprobe_assertions"},
+			[]string{"run", "trial_key", "idx", "probe", "level", "status", "message", "expr"}, pgx.CopyFromRows(rows))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("saving trial %s: %w", t.Key, err)
+	}
+	return nil
+}
+
+// Trials implements Store.
+func (s *Postgres) Trials(ctx context.Context) ([]*result.Trial, error) {
+	rows, err := s.pool.Query(ctx, `SELECT doc FROM worldprobe_trials WHERE run = $1 ORDER BY key COLLATE "C"`, s.run)
+	if err != nil {
+		return nil, fmt.Errorf("listing trials: %w", err)
+	}
+	defer rows.Close()
+	return decodeDocs(rows)
+}
+
+// Find implements Store.
+func (s *Postgres) Find(ctx context.Context, keys []string) ([]*result.Trial, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT doc FROM worldprobe_trials WHERE run = $1 AND key = ANY($2) ORDER BY key COLLATE "C"`, s.run, keys)
+	if err != nil {
+		return nil, fmt.Errorf("finding trials: %w", err)
+	}
+	defer rows.Close()
+	return decodeDocs(rows)
+}
+
+// Delete implements Store.
+func (s *Postgres) Delete(ctx context.Context, key string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM worldprobe_trials WHERE run = $1 AND key = $2`, s.run, key); err != nil {
+		return fmt.Errorf("deleting trial %s: %w", key, err)
+	}
+	return nil
+}
+
+// Close implements Store; the pool stays open (its owner closes it).
+func (s *Postgres) Close() error { return nil }

@@ -1,0 +1,172 @@
+// Package storetest is the conformance suite every store.Store passes:
+// the SQLite store and the PostgreSQL store run the same cases
+// (internal/store's TestConformance), as contracttest is for pages.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
+)
+
+// Opener opens the same store (the same, initially empty, database) each
+// time it is called: a case that closes the store and calls it again must
+// find what it saved.
+type Opener func() (store.Store, error)
+
+// Fresh makes an empty database for one case and returns its Opener.
+type Fresh func(t *testing.T) Opener
+
+// Run runs every case against stores made by fresh.
+func Run(t *testing.T, fresh Fresh) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, open Opener)
+	}{
+		{"RoundTripReplaceReopen", roundTrip},
+		{"Delete", deleteCase},
+		{"Find", find},
+		{"ConcurrentSavesOfOneKey", concurrentSaves},
+		{"Empty", empty},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(t, fresh(t)) })
+	}
+}
+
+func mustOpen(t *testing.T, open Opener) store.Store {
+	t.Helper()
+	s, err := open()
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// sample is a trial with every stored column set and two assertions.
+func sample(key string) *result.Trial {
+	return &result.Trial{Key: key, Task: "simulation/bouncing-ball", Category: "simulation", Difficulty: "D2",
+		Model: "oracle", Candidate: "c.html", Sample: 2, Variant: "v1", Outcome: result.OutcomeOK, Pass: false,
+		VCov: 0.5, ACov: 1, SCov: 0.5, TCov: 0, CrashKind: "", Attribution: "physics_violation", DurationMs: 1234.5,
+		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Assertions: []result.Assertion{{Probe: "p", Level: "state", Status: result.StatusPass, Message: ""},
+			{Probe: "q", Level: "invariant", Status: result.StatusFail, Message: "x = 2, want < 1", Expr: "x < 1"}}}
+}
+
+// A saved trial comes back equal; saving its key again replaces it (its
+// assertions too); closing and reopening keeps everything; Trials is
+// ordered by key.
+func roundTrip(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, err := open()
+	require.NoError(t, err)
+	tr := sample("k1")
+	require.NoError(t, s.Save(ctx, tr))
+	tr0 := *sample("k0")
+	tr0.Outcome, tr0.CrashKind, tr0.Pass = result.OutcomeCrash, result.CrashNoCandidate, false
+	require.NoError(t, s.Save(ctx, &tr0))
+	tr.VCov, tr.Pass = 1, true
+	tr.Assertions = tr.Assertions[:1]
+	require.NoError(t, s.Save(ctx, tr)) // replaces k1
+	require.NoError(t, s.Close())
+
+	s = mustOpen(t, open)
+	got, err := s.Trials(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, tr0, *got[0])
+	require.Equal(t, *tr, *got[1])
+	require.Len(t, got[1].Assertions, 1)
+}
+
+// Delete removes one trial, leaves the others, and is no error for a key
+// not stored; a deleted key can be saved again.
+func deleteCase(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := mustOpen(t, open)
+	for _, k := range []string{"a", "b"} {
+		require.NoError(t, s.Save(ctx, sample(k)))
+	}
+	require.NoError(t, s.Delete(ctx, "a"))
+	require.NoError(t, s.Delete(ctx, "not-stored"))
+	got, err := s.Trials(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b"}, keys(got))
+	require.NoError(t, s.Save(ctx, sample("a")))
+	got, err = s.Trials(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, keys(got))
+	require.Len(t, got[0].Assertions, 2)
+}
+
+// Find returns the stored trials among the keys asked, ordered by key,
+// leaving out keys not stored; no keys, no trials.
+func find(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := mustOpen(t, open)
+	for _, k := range []string{"c", "a", "b", "B"} {
+		require.NoError(t, s.Save(ctx, sample(k)))
+	}
+	got, err := s.Find(ctx, []string{"c", "x", "a", "B"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"B", "a", "c"}, keys(got)) // byte order
+	require.Equal(t, *sample("a"), *got[1])
+	got, err = s.Find(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
+
+// Saves of one key from many goroutines at once (two workers finishing
+// the same rescued trial) leave exactly one trial, whole: its assertions
+// are those of one of the saves.
+func concurrentSaves(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := mustOpen(t, open)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr := sample("same")
+			tr.DurationMs = float64(i)
+			tr.Assertions = nil
+			for j := range i + 1 {
+				tr.Assertions = append(tr.Assertions, result.Assertion{Probe: fmt.Sprint("p", j), Level: "state", Status: result.StatusPass})
+			}
+			errs[i] = s.Save(ctx, tr)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	got, err := s.Trials(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	i := int(got[0].DurationMs)
+	require.Len(t, got[0].Assertions, i+1, "the assertions are those of the save whose row was kept")
+}
+
+// A new store holds no trial.
+func empty(t *testing.T, open Opener) {
+	s := mustOpen(t, open)
+	got, err := s.Trials(context.Background())
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
+
+func keys(ts []*result.Trial) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Key)
+	}
+	return out
+}
