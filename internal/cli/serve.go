@@ -40,13 +40,16 @@ prints in a browser on the same machine, or forward the port over SSH
 (ssh -L 8080:127.0.0.1:8080 host). --addr 0.0.0.0:8080 shows the run to your
 whole network, without any login: do that only on a network you trust.
 
---db names the results database instead of RUN/results.db: today a SQLite file
-(a path or sqlite:PATH). With --db alone, without RUN, the pages have no trial
-evidence. Ctrl-C stops the server.`,
+--db names the results database instead of RUN/results.db: a SQLite file (a path
+or sqlite:PATH), or the PostgreSQL database a run queued its trials in
+(postgres://…, with RUN: one database holds many runs, and RUN names which). With a
+SQLite --db alone, without RUN, the pages have no trial evidence. Ctrl-C stops the
+server.`,
 		Example: `  worldprobe run --suite suites/starter --oracle --out out/run
   worldprobe serve out/run                    # then open http://127.0.0.1:8080/
   worldprobe serve out/run --addr 127.0.0.1:9000
-  worldprobe serve --db out/run/results.db`,
+  worldprobe serve --db out/run/results.db
+  worldprobe serve out/run --db postgres://worldprobe@db.internal/runs`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ""

@@ -72,14 +72,26 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// OpenDB opens the store a --db value names. Today that is a SQLite file
-// (a path, or sqlite:PATH / file:PATH); it is the one place the viewer
-// opens a store, so a PostgreSQL store plugs in here as postgres:// once
-// internal/store has one. A database that does not exist is an error:
-// the viewer never creates one.
-func OpenDB(ctx context.Context, dsn string) (store.Store, error) {
+// OpenDB opens the store a --db value names: a SQLite file (a path, or
+// sqlite:PATH / file:PATH) or a PostgreSQL database (postgres://…), where
+// many runs share the tables and run, the run folder, names the one to
+// show (as 'worldprobe run --db' and the workers name it: the folder's
+// absolute path). It is the one place the viewer opens a store. A SQLite
+// database that does not exist is an error: the viewer never creates one.
+func OpenDB(ctx context.Context, dsn, run string) (store.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, fmt.Errorf("opening %s: PostgreSQL stores are not supported by this build yet (give a run folder's results.db)", redact(dsn))
+		if run == "" {
+			return nil, fmt.Errorf("opening %s: a PostgreSQL database holds many runs: give the run folder too (worldprobe serve RUN --db URL)", redact(dsn))
+		}
+		abs, err := filepath.Abs(run)
+		if err != nil {
+			return nil, fmt.Errorf("opening the run folder: %w", err)
+		}
+		db, err := store.DialPostgres(ctx, dsn, abs)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", redact(dsn), err)
+		}
+		return db, nil
 	}
 	p, _ := sqlitePath(dsn)
 	if _, err := os.Stat(p); err != nil {
@@ -166,7 +178,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if dsn == "" {
 		dsn = filepath.Join(o.Run, ResultsDB)
 	}
-	db, err := OpenDB(ctx, dsn)
+	db, err := OpenDB(ctx, dsn, o.Run)
 	if err != nil {
 		s.closeRoot()
 		return nil, err

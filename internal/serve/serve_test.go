@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/pgtest"
+	"github.com/worldprobe/worldprobe/internal/store"
 )
 
 var loopback = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
@@ -201,15 +204,15 @@ func TestHostMustNameTheViewer(t *testing.T) {
 
 func TestOpenDB(t *testing.T) {
 	ctx := context.Background()
-	_, err := OpenDB(ctx, "postgres://user:hunter2@db.example/runs")
-	require.EqualError(t, err, "opening postgres://user:xxxxx@db.example/runs: PostgreSQL stores are not supported by this build yet (give a run folder's results.db)")
+	_, err := OpenDB(ctx, "postgres://user:hunter2@db.example/runs", "")
+	require.EqualError(t, err, "opening postgres://user:xxxxx@db.example/runs: a PostgreSQL database holds many runs: give the run folder too (worldprobe serve RUN --db URL)")
 	missing := filepath.Join(t.TempDir(), "results.db")
-	_, err = OpenDB(ctx, missing)
+	_, err = OpenDB(ctx, missing, "")
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = os.Stat(missing)
 	require.ErrorIs(t, err, os.ErrNotExist, "the viewer never creates a database")
 	f := newFixture(t)
-	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(f.dir, ResultsDB))
+	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(f.dir, ResultsDB), "")
 	require.NoError(t, err)
 	defer db.Close()
 	trials, err := db.Trials(ctx)
@@ -303,7 +306,7 @@ func TestDBWithoutRunFolder(t *testing.T) {
 // A run that has just begun: a database without trials.
 func TestEmptyRun(t *testing.T) {
 	dir := t.TempDir()
-	db, err := OpenDB(context.Background(), filepath.Join(dir, ResultsDB))
+	db, err := OpenDB(context.Background(), filepath.Join(dir, ResultsDB), "")
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Nil(t, db)
 	created, err := storeAt(t, filepath.Join(dir, ResultsDB))
@@ -321,4 +324,36 @@ func TestEmptyRun(t *testing.T) {
 	require.Contains(t, body, `<b class="done">0</b> trial(s) finished`)
 	require.Contains(t, body, "<p>No trials.</p>")
 	require.Contains(t, body, `<p class="muted">No trial has finished yet.</p>`)
+}
+
+// TestOpenDBPostgres: a PostgreSQL database holding two runs shows the
+// trials of the run folder given, read by the folder's absolute path as
+// 'worldprobe run --db' and the workers store them.
+func TestOpenDBPostgres(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Start(t)
+	url := srv.NewDB(t)
+	runA, runB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	for run, keys := range map[string][]string{runA: {"k1", "k2"}, runB: {"k3"}} {
+		db, err := store.DialPostgres(ctx, url, run)
+		require.NoError(t, err)
+		for _, k := range keys {
+			require.NoError(t, db.Save(ctx, trialOf(k, "simulation/ball", "oracle", "solution", 0)))
+		}
+		require.NoError(t, db.Close())
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	rel, err := filepath.Rel(wd, runA)
+	require.NoError(t, err)
+	db, err := OpenDB(ctx, url, rel)
+	require.NoError(t, err)
+	defer db.Close()
+	trials, err := db.Trials(ctx)
+	require.NoError(t, err)
+	var keys []string
+	for _, tr := range trials {
+		keys = append(keys, tr.Key)
+	}
+	require.Equal(t, []string{"k1", "k2"}, keys, "a relative run folder names the same run as its absolute path")
 }

@@ -121,3 +121,33 @@ func (s *Postgres) Delete(ctx context.Context, key string) error {
 
 // Close implements Store; the pool stays open (its owner closes it).
 func (s *Postgres) Close() error { return nil }
+
+// DialPostgres connects to the PostgreSQL database at url and returns the
+// store of the run named run, owning its connections: Close closes them.
+// For a reader of one run, such as the live viewer; workers share one pool
+// across runs with OpenPostgres.
+func DialPostgres(ctx context.Context, url, run string) (Store, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	s, err := OpenPostgres(ctx, pool, run)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &ownedPostgres{Postgres: s}, nil
+}
+
+// ownedPostgres is a Postgres store that closes its pool.
+type ownedPostgres struct{ *Postgres }
+
+// Close closes the store's connections.
+func (s *ownedPostgres) Close() error {
+	s.pool.Close()
+	return nil
+}
