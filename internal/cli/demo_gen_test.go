@@ -131,7 +131,7 @@ func TestDemoRecordings(t *testing.T) {
 	starter := filepath.Join("..", "..", "suites", "starter")
 	tasks, err := task.LoadSuite(starter)
 	require.NoError(t, err)
-	require.Len(t, tasks, 38, "every starter task has a recorded answer of each model")
+	require.Len(t, tasks, 40, "every starter task has a recorded answer of each model")
 	ctx := context.Background()
 	// The Robust variants make demo judges, written as make demo writes them.
 	variants := filepath.Join(t.TempDir(), "variants")

@@ -276,7 +276,7 @@ func copyStarter(t *testing.T) (string, []*task.Task) {
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "suites", "starter"))))
 	tasks, err := task.LoadSuite(dir)
 	require.NoError(t, err)
-	require.Len(t, tasks, 38)
+	require.Len(t, tasks, 40)
 	return dir, tasks
 }
 
@@ -304,7 +304,7 @@ func TestGenStarterSuiteTwoProviders(t *testing.T) {
 
 	code, stdout, stderr := executeIn(ctx, genEnv, args...)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-	require.Contains(t, stderr, "gen: 38 tasks × 2 models × 1 sample = 76 samples (0 kept, 76 to generate), 8 jobs → "+out+"\n")
+	require.Contains(t, stderr, "gen: 40 tasks × 2 models × 1 sample = 80 samples (0 kept, 80 to generate), 8 jobs → "+out+"\n")
 	require.Contains(t, stderr, "retrying openai/test-gpt in ")
 	require.Contains(t, stderr, "retrying anthropic/test-claude in ")
 	require.Contains(t, stderr, "] application/counter-panel openai-test-gpt sample 1: FAILED refusal (1 turn): the model declined: \"I'm sorry, but I can't help with that request.\"\n")
@@ -313,8 +313,8 @@ func TestGenStarterSuiteTwoProviders(t *testing.T) {
 	declined := "the model declined: \"I'm sorry, but I can't help with that request.\""
 	gpt, claude := filepath.Join(out, "openai-test-gpt", "sample-1"), filepath.Join(out, "anthropic-test-claude", "sample-1")
 	require.Equal(t, `
-72 of 76 samples have a page, 4 failed (no_html 2, refusal 2); 76 generated now in 78 calls, 0 kept
-cost $2.3439, tokens in 105300, out 175500
+76 of 80 samples have a page, 4 failed (no_html 2, refusal 2); 80 generated now in 82 calls, 0 kept
+cost $2.4641, tokens in 110700, out 184500
 failed samples (gen.json says why; --retry-failed generates them again):
   application/counter-panel anthropic/test-claude sample 1: refusal: `+declined+`
   application/counter-panel generator sample 1: refusal: `+declined+`
@@ -324,12 +324,12 @@ pages in `+out+`; judge them with:
   worldprobe run `+suite+` --candidates openai-test-gpt=`+gpt+` --candidates anthropic-test-claude=`+claude+`
 `, stdout)
 
-	// What the providers were sent: 38 first calls, one continuation and
+	// What the providers were sent: 40 first calls, one continuation and
 	// one call answered 500 each, every one the instruction and the task's
 	// prompt exactly.
 	for _, p := range []*fakeProvider{oa, an} {
 		calls := p.requests()
-		require.Len(t, calls, 40, p.wire)
+		require.Len(t, calls, 42, p.wire)
 		perTask := map[string]int{}
 		for _, c := range calls {
 			perTask[c.Task]++
@@ -342,7 +342,7 @@ pages in `+out+`; judge them with:
 					"%s: the continuation sends the partial answer back and asks for the rest", p.wire)
 			}
 		}
-		require.Len(t, perTask, 38)
+		require.Len(t, perTask, 40)
 		require.Equal(t, 2, perTask["simulation/pendulum"])
 		require.Equal(t, 2, perTask["application/bar-chart"])
 	}
@@ -421,17 +421,17 @@ pages in `+out+`; judge them with:
 	// The same command again: every sample is kept, nothing is sent.
 	code, stdout, stderr = executeIn(ctx, genEnv, args...)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-	require.Contains(t, stderr, "76 samples (76 kept, 0 to generate)")
-	require.Contains(t, stdout, "\n72 of 76 samples have a page, 4 failed (no_html 2, refusal 2); 0 generated now in 0 calls, 76 kept\ncost $0.0000, tokens in 0, out 0\n")
-	require.Len(t, oa.requests(), 40, "a resumed gen makes no call")
-	require.Len(t, an.requests(), 40)
+	require.Contains(t, stderr, "80 samples (80 kept, 0 to generate)")
+	require.Contains(t, stdout, "\n76 of 80 samples have a page, 4 failed (no_html 2, refusal 2); 0 generated now in 0 calls, 80 kept\ncost $0.0000, tokens in 0, out 0\n")
+	require.Len(t, oa.requests(), 42, "a resumed gen makes no call")
+	require.Len(t, an.requests(), 42)
 
 	// --retry-failed: only the four failed samples, as their second attempt.
 	code, stdout, stderr = executeIn(ctx, genEnv, append(args, "--retry-failed")...)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-	require.Contains(t, stdout, "\n72 of 76 samples have a page, 4 failed (no_html 2, refusal 2); 4 generated now in 4 calls, 72 kept\n")
-	require.Len(t, oa.requests(), 42)
-	require.Len(t, an.requests(), 42)
+	require.Contains(t, stdout, "\n76 of 80 samples have a page, 4 failed (no_html 2, refusal 2); 4 generated now in 4 calls, 76 kept\n")
+	require.Len(t, oa.requests(), 44)
+	require.Len(t, an.requests(), 44)
 	require.Equal(t, 2, rec(gpt, "simulation/heat-diffusion").Attempt)
 	require.Equal(t, 1, rec(gpt, "simulation/projectile").Attempt)
 
@@ -446,7 +446,7 @@ pages in `+out+`; judge them with:
 	require.Contains(t, stderr, "worldprobe: the prompt changed since samples were generated ("+out+"): 2 samples of 1 task:\n  simulation/projectile: openai-test-gpt sample 1 (gen.json prompt_digest ")
 	require.Contains(t, stderr, "\n  simulation/projectile: anthropic-test-claude sample 1 (gen.json prompt_digest ")
 	require.Contains(t, stderr, "\nrun the same command with --regenerate-changed to generate them again (every other sample is kept), or use another --out folder\n")
-	require.Len(t, oa.requests(), 42, "a refused gen makes no call")
+	require.Len(t, oa.requests(), 44, "a refused gen makes no call")
 	edited, err := task.Load(filepath.Dir(brief))
 	require.NoError(t, err)
 	oa.learn(edited)
@@ -454,8 +454,8 @@ pages in `+out+`; judge them with:
 	code, stdout, stderr = executeIn(ctx, genEnv, append(args, "--regenerate-changed")...)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
 	require.Contains(t, stderr, "--regenerate-changed: the prompt of 2 samples changed; generating them again:\n  simulation/projectile: openai-test-gpt sample 1\n  simulation/projectile: anthropic-test-claude sample 1\n")
-	require.Contains(t, stdout, "; 2 generated now in 2 calls, 74 kept\n")
-	require.Len(t, oa.requests(), 43)
+	require.Contains(t, stdout, "; 2 generated now in 2 calls, 78 kept\n")
+	require.Len(t, oa.requests(), 45)
 	projectile := rec(gpt, "simulation/projectile")
 	after, err := gen.PromptOf(edited)
 	require.NoError(t, err)
@@ -466,7 +466,7 @@ pages in `+out+`; judge them with:
 	// A dry run over the finished folder has nothing to do.
 	code, stdout, stderr = executeIn(ctx, nil, append(args, "--dry-run")...)
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-	require.Equal(t, "dry run: 0 calls would be made (76 of 76 samples kept); nothing is sent\n"+
+	require.Equal(t, "dry run: 0 calls would be made (80 of 80 samples kept); nothing is sent\n"+
 		"estimated cost: $0.0000 for the prompts (about 0 input tokens) + at most $0.0000 for the output (max_tokens per call) = at most $0.0000; continuations of cut-off replies (up to 2 more calls a sample) are not counted\n", stdout)
 }
 

@@ -121,7 +121,7 @@ func failedEverywhere(c *contract.Contract, fields []contract.Field) []contract.
 func TestRepairPromptsLeakNothing(t *testing.T) {
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 38)
+	require.Len(t, tasks, 40)
 	rep := &inspect.Report{
 		Crash:    &inspect.Crash{Kind: inspect.CrashTimeout, Message: "the page did not return control within 5s (hung in frame 40)"},
 		Errors:   []session.PageError{{Message: "Uncaught TypeError: zq.render is not a function", URL: session.Origin + "/index.html", Line: 6, Column: 3, Frame: 1}},

@@ -19,7 +19,7 @@ func starter(t *testing.T) []*task.Task {
 	t.Helper()
 	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
 	require.NoError(t, err)
-	require.Len(t, tasks, 38)
+	require.Len(t, tasks, 40)
 	return tasks
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/llm"
 )
 
-// TestRunWritesEverySampleAndResumes: 38 tasks × 2 samples generated 8 at
+// TestRunWritesEverySampleAndResumes: 40 tasks × 2 samples generated 8 at
 // a time, each sample's files in its folder; a second Run makes no call.
 func TestRunWritesEverySampleAndResumes(t *testing.T) {
 	page := reply(t, "gpt_prose_fence.md")
@@ -33,17 +33,17 @@ func TestRunWritesEverySampleAndResumes(t *testing.T) {
 	o := Options{Tasks: starter(t), Models: []*Model{m}, Samples: 2, Out: out, Jobs: 8, Progress: &progress}
 	sum, err := Run(context.Background(), o)
 	require.NoError(t, err)
-	require.Equal(t, 76, sum.Planned)
-	require.Len(t, sum.Records, 76)
-	require.EqualValues(t, 76, calls.Load())
-	require.Equal(t, 76, strings.Count(progress.String(), "\n"))
-	require.Contains(t, progress.String(), "[76/76] ")
+	require.Equal(t, 80, sum.Planned)
+	require.Len(t, sum.Records, 80)
+	require.EqualValues(t, 80, calls.Load())
+	require.Equal(t, 80, strings.Count(progress.String(), "\n"))
+	require.Contains(t, progress.String(), "[80/80] ")
 	close(variants)
 	seen := map[string]int{}
 	for v := range variants {
 		seen[v]++
 	}
-	require.Equal(t, map[string]int{"sample-1": 38, "sample-2": 38}, seen)
+	require.Equal(t, map[string]int{"sample-1": 40, "sample-2": 40}, seen)
 	ex := Extract(page)
 	for _, tk := range o.Tasks {
 		for k := 1; k <= 2; k++ {
@@ -60,7 +60,7 @@ func TestRunWritesEverySampleAndResumes(t *testing.T) {
 
 	sum, err = Run(context.Background(), o)
 	require.NoError(t, err)
-	require.Equal(t, 76, sum.KeptDone)
+	require.Equal(t, 80, sum.KeptDone)
 	require.Empty(t, sum.ToDo)
-	require.EqualValues(t, 76, calls.Load(), "nothing is generated again")
+	require.EqualValues(t, 80, calls.Load(), "nothing is generated again")
 }
