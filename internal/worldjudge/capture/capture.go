@@ -69,7 +69,7 @@ func DefaultOptions(p rubric.Pixels) Options {
 	if len(p.Viewport) == 2 {
 		w, h = p.Viewport[0], p.Viewport[1]
 	}
-	return Options{Width: w, Height: h, FPS: 20, Seed: 1, Horizon: 180, Samples: 12, Pixels: p, Coverage: true}
+	return Options{Width: w, Height: h, FPS: 20, Seed: 1, Horizon: 120, Samples: 12, Pixels: p, Coverage: true}
 }
 
 // View is one saved frame.

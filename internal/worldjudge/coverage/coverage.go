@@ -11,6 +11,7 @@
 package coverage
 
 import (
+	"fmt"
 	"sort"
 	"unicode/utf16"
 
@@ -44,8 +45,9 @@ type Report struct {
 	// Lines is each line's state, indexed by 1-based line (index 0 unused).
 	Lines []State `json:"-"`
 	// Scripts counts the inline scripts found in the coverage (a reload
-	// counts its document's scripts again), Functions their functions with
-	// a body, FunctionsRun those called at least once.
+	// counts its document's scripts again), Functions their functions (each
+	// place in the file once), FunctionsRun those called at least once in
+	// any document.
 	Scripts      int `json:"scripts"`
 	Functions    int `json:"functions"`
 	FunctionsRun int `json:"functions_run"`
@@ -71,6 +73,7 @@ func Map(html, url string, scripts []session.CoverageScript) *Report {
 	r := &Report{Lines: make([]State, lines+1)}
 	called := map[string]bool{}
 	named := map[string]bool{}
+	fnRan := map[string]bool{}
 	for _, sc := range scripts {
 		if sc.URL != url || sc.StartLine < 0 || sc.StartLine >= lines || len(sc.Functions) == 0 {
 			continue
@@ -94,9 +97,14 @@ func Map(html, url string, scripts []session.CoverageScript) *Report {
 			if fi == 0 || len(f.Ranges) == 0 {
 				continue // the script's top level
 			}
-			r.Functions++
+			// A function is one place in the file, however many documents
+			// (a reload) ran its script.
+			key := fmt.Sprintf("%d:%d:%d", sc.StartLine, sc.StartColumn, f.Ranges[0].StartOffset)
+			if _, ok := fnRan[key]; !ok {
+				fnRan[key] = false
+			}
 			if f.Ranges[0].Count > 0 {
-				r.FunctionsRun++
+				fnRan[key] = true
 				called[f.FunctionName] = true
 			}
 			if f.FunctionName != "" {
@@ -118,6 +126,12 @@ func Map(html, url string, scripts []session.CoverageScript) *Report {
 			case r.Lines[ln] == Unknown:
 				r.Lines[ln] = NotRun
 			}
+		}
+	}
+	for _, ran := range fnRan {
+		r.Functions++
+		if ran {
+			r.FunctionsRun++
 		}
 	}
 	for _, st := range r.Lines {
