@@ -22,6 +22,7 @@ type JudgeOptions struct {
 	Offline    bool
 	Out        string
 	Horizon    float64
+	FPS        float64
 	Samples    int
 	Seed       uint32
 	NoCoverage bool
@@ -85,6 +86,7 @@ crashes, no canvas, not a three.js page) gets a report with a named reason.
 	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged (required: model judging is not built yet)")
 	f.StringVar(&o.Out, "out", "judge", "output folder: OUT/<world>/judge.json, report.html, frames/")
 	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
+	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")
 	f.IntVar(&o.Samples, "samples", 12, "drawn time samples over the horizon (at least 2)")
 	f.Uint32Var(&o.Seed, "seed", 1, "seed of Math.random and crypto.getRandomValues")
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
@@ -99,6 +101,9 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	}
 	if !o.Offline {
 		return usageErr("judge needs --offline: judging with models (code probe, visual judge) is not built yet (docs/judge.md)")
+	}
+	if o.FPS <= 0 || o.FPS > 1000 {
+		return usageErr("--fps must be in (0, 1000]")
 	}
 	if o.Horizon <= 0 || o.Samples < 2 {
 		return usageErr("--horizon must be positive and --samples at least 2")
@@ -127,7 +132,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		names[i] = n
 	}
 	copts := capture.DefaultOptions(r.Pixels)
-	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage = o.Horizon, o.Samples, o.Seed, !o.NoCoverage
+	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage, copts.FPS = o.Horizon, o.Samples, o.Seed, !o.NoCoverage, o.FPS
 	copts.CallTimeout = o.Timeout
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()
