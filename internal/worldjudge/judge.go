@@ -92,8 +92,9 @@ type Pixels struct {
 	// LightFollowsSun holds when one reaches frame_diff.light_change.
 	DiffVsDay       map[string]float64 `json:"diff_vs_day,omitempty"`
 	LightFollowsSun *bool              `json:"light_follows_sun,omitempty"`
-	// TintVsDay is the chroma shift from the day of every sample neither
-	// day nor night; DuskDawnTint holds when one reaches chroma.dusk_shift.
+	// TintVsDay is the chroma shift from the day of every sample between
+	// day and night (lit luma in the middle half of their range);
+	// DuskDawnTint holds when one reaches chroma.dusk_shift.
 	TintVsDay    map[string]float64 `json:"tint_vs_day,omitempty"`
 	DuskDawnTint *bool              `json:"dusk_dawn_tint,omitempty"`
 	// SeasonShift is the chroma shift of each season view from the first;
@@ -309,7 +310,12 @@ func pixels(r *rubric.Rubric, c *capture.Capture) Pixels {
 			d := measure.FrameDiff(day.RGB(), v.RGB(), px.FrameDiff.CropLeft)
 			p.DiffVsDay[v.Name] = d
 			light = light || d >= px.FrameDiff.LightChange
-			if v.Name != night.Name {
+			// A dusk or dawn is between day and night: with more samples
+			// than WorldBench's four times of day, only those whose lit
+			// luma lies in the middle half of the night–day range count
+			// (else every dark sample would pass as a "tint").
+			lo, hi := night.Luma+(day.Luma-night.Luma)/4, day.Luma-(day.Luma-night.Luma)/4
+			if v.Name != night.Name && v.Luma >= lo && v.Luma <= hi {
 				s := measure.Shift(kDay, measure.LandChroma(v.RGB(), cc))
 				p.TintVsDay[v.Name] = s
 				tint = tint || s >= px.Chroma.DuskShift
@@ -506,7 +512,7 @@ func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
 		}
 	case "dusk_dawn_tint":
 		if p.DuskDawnTint != nil {
-			hr.Reason = "chroma shift from the day frame of samples neither day nor night (worldprobe samples more times than WorldBench's four)"
+			hr.Reason = "chroma shift from the day frame of the samples between day and night (lit luma in the middle half of their range)"
 			set(*p.DuskDawnTint, map[string]any{"tint_vs_day": p.TintVsDay})
 		}
 	case "season_world_tint":

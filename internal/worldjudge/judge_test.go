@@ -36,7 +36,8 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 	r := island(t)
 	c := &capture.Capture{SHA256: "x", DayNight: &capture.DayNight{Day: "time_00", Night: "time_02", Gap: 170, Pinned: true}}
 	for i, col := range [][3]uint8{{200, 200, 200}, {200, 120, 60}, {30, 30, 30}} {
-		c.Views = append(c.Views, capture.WithRGB(capture.View{Name: []string{"time_00", "time_01", "time_02"}[i], Kind: "time"}, fill(col)))
+		v := capture.View{Name: []string{"time_00", "time_01", "time_02"}[i], Kind: "time", Luma: []float64{200, 137, 30}[i]}
+		c.Views = append(c.Views, capture.WithRGB(v, fill(col)))
 	}
 	c.Aliases = []capture.Alias{{Name: "overview", Of: "time_00"}}
 	c.SeasonsNote = "no season views"
@@ -49,7 +50,8 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 		t.Fatalf("diff vs day %v", p.DiffVsDay)
 	}
 	// κ(day) = (1/3, 1/3), κ(dusk) = (200/380, 60/380): shift 0.193; the
-	// night is not a dusk.
+	// night is not a dusk. (The dusk's lit luma must lie in the middle half
+	// of the night–day range: the views' lumas are set below.)
 	if len(p.TintVsDay) != 1 || p.TintVsDay["time_01"] != 0.193 || !*p.DuskDawnTint {
 		t.Fatalf("tint %v", p.TintVsDay)
 	}
