@@ -450,10 +450,11 @@ type camInfo struct {
 	Forward  []float64 `json:"forward"`
 }
 
-// orbits poses the page's camera at four points around the scene's box at
-// the camera's own distance from the box's centre: a quarter turn right, a
-// half turn, a quarter turn left (keeping the camera's elevation) and from
-// 80° above, each looking at the centre.
+// orbits poses the page's camera at four points around a pivot — the
+// point of its line of sight nearest the centre of the scene's box — at
+// its own distance from the pivot: a quarter turn right, a half turn, a
+// quarter turn left (keeping the camera's elevation) and from 80° above,
+// each looking at the pivot.
 func (k *capturer) orbits(ctx context.Context) error {
 	var raw string
 	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
@@ -476,6 +477,19 @@ func (k *capturer) orbits(ctx context.Context) error {
 			centre[i] = (sc.Bounds.Min[i] + sc.Bounds.Max[i]) / 2
 		}
 		how = "the centre of the scene's box"
+	}
+	// The pivot is the point of the camera's line of sight nearest the
+	// box's centre: the page's own framing is kept (a sun or a particle
+	// cloud far above the island pulls the box's centre off it).
+	if f := cam.Forward; len(f) == 3 {
+		n := math.Sqrt(f[0]*f[0] + f[1]*f[1] + f[2]*f[2])
+		along := ((centre[0]-cam.Position[0])*f[0] + (centre[1]-cam.Position[1])*f[1] + (centre[2]-cam.Position[2])*f[2]) / max(n, 1e-12)
+		if n > 1e-9 && along > 1e-6 {
+			for i := range centre {
+				centre[i] = measure.Round(cam.Position[i]+f[i]/n*along, 3)
+			}
+			how = "the point of its line of sight nearest " + how
+		}
 	}
 	dx, dy, dz := cam.Position[0]-centre[0], cam.Position[1]-centre[1], cam.Position[2]-centre[2]
 	d := math.Sqrt(dx*dx + dy*dy + dz*dz)
