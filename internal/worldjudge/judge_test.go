@@ -9,6 +9,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
@@ -134,5 +135,17 @@ func TestName(t *testing.T) {
 		if got := Name(in); got != want {
 			t.Errorf("Name(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestNotRunSpansJoinAcrossLinesWithoutCode(t *testing.T) {
+	// Lines 1..9: ran, not, unknown, not, ran, not, not, unknown, ran.
+	r := &coverage.Report{Lines: []coverage.State{coverage.Unknown,
+		coverage.Ran, coverage.NotRun, coverage.Unknown, coverage.NotRun, coverage.Ran,
+		coverage.NotRun, coverage.NotRun, coverage.Unknown, coverage.Ran}}
+	got := notRun(r)
+	want := []Span{{2, 4}, {6, 7}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("spans %v, want %v", got, want)
 	}
 }
