@@ -66,6 +66,10 @@ halves, the frames, pixel measures, day/night times, the coverage summary),
 report.html (the frames shown) and frames/*.png. A world that breaks (hangs,
 crashes, no canvas, not a three.js page) gets a report with a named reason.
 
+A world that misses a deadline while the machine is overloaded is captured again
+with the deadline doubled (twice); if it still misses it and a blank page cannot run
+promptly either, its report says machine_overloaded and the command exits 3.
+
 ` + exitStatusHelp("every world was captured to the end", "a world's capture stopped early or never started (its report names why)"),
 		Example: `  worldprobe judge ../shared/corpus/worldbench/worlds/*/world.html --rubric suites/worldbench/island --offline
   worldprobe judge world.html --rubric suites/worldbench/island --offline --out judged --horizon 120 --samples 8`,
@@ -146,7 +150,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		return err
 	}
 	defer b.Close()
-	failed := 0
+	failed, overloaded := 0, 0
 	err = pool.Map(ctx, b.Jobs(), len(worlds), func(ctx context.Context, i int) (*worldjudge.Report, error) {
 		dir := filepath.Join(o.Out, names[i])
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -162,7 +166,11 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		}
 		return rep, nil
 	}, func(i int, rep *worldjudge.Report) error {
-		if rep.Status != worldjudge.Complete {
+		switch rep.Status {
+		case worldjudge.Complete:
+		case worldjudge.Overloaded:
+			overloaded++
+		default:
 			failed++
 		}
 		fmt.Fprintf(io.Out, "%s\n", judgeLine(rep, filepath.Join(o.Out, names[i])))
@@ -170,6 +178,9 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	})
 	if err != nil {
 		return runtimeErr(err)
+	}
+	if overloaded > 0 {
+		return runtimeErr(fmt.Errorf("%d of %d worlds could not be captured: the machine was too overloaded (judge them again on a quieter machine)", overloaded, len(worlds)))
 	}
 	if failed > 0 {
 		return silentExit(ExitFailed)

@@ -14,7 +14,9 @@ package worldjudge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -24,6 +26,8 @@ import (
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/trial"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
@@ -47,6 +51,9 @@ const (
 	Partial = "partial"
 	// NotCaptured: nothing was captured (structural gate, load failure).
 	NotCaptured = "not_captured"
+	// Overloaded: the machine, not the world, kept the capture from
+	// finishing (ErrOverloaded); judge it again on a quieter machine.
+	Overloaded = "machine_overloaded"
 )
 
 // Options parametrise a judgement.
@@ -205,8 +212,12 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 			_ = os.WriteFile(filepath.Join(dir, "panic.txt"), debug.Stack(), 0o644)
 		}
 	}()
-	c, err := capture.Run(ctx, b, res, path, dir, o.Capture)
+	c, err := captureUnderLoad(ctx, b, res, path, dir, o.Capture)
 	if err != nil {
+		if errors.Is(err, ErrOverloaded) {
+			return &Report{World: path, Name: Name(path), Rubric: o.Rubric.Name, Mode: "offline", Status: Overloaded,
+				Reason: err.Error(), NotBuilt: NotBuilt}, nil
+		}
 		return nil, err
 	}
 	html, err := os.ReadFile(path)
@@ -214,6 +225,50 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
 	return Grade(o.Rubric, path, string(html), c), nil
+}
+
+// ErrOverloaded: the world missed its deadline on every attempt while the
+// machine was overloaded, and a blank page could not run promptly either.
+var ErrOverloaded = errors.New("the machine was too overloaded to capture the world")
+
+// captureUnderLoad captures the world; when a call into it misses its
+// deadline while the machine is overloaded (trial.OverloadPerCore), it
+// captures again with the deadline doubled, up to trial.DefaultRetries
+// times, as trials do; then a blank page must load and step within a
+// twentieth of the deadline (at least trial.HealthWithin) for the miss to
+// be the world's, else ErrOverloaded.
+func captureUnderLoad(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, dir string, o capture.Options) (*capture.Capture, error) {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = session.DefaultCallTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := capture.Run(ctx, b, res, path, dir, o)
+		if err != nil || !c.DeadlineMissed {
+			return c, err
+		}
+		l := trial.LoadPerCore()
+		if l <= trial.OverloadPerCore {
+			return c, nil
+		}
+		if attempt < trial.DefaultRetries {
+			o.Logger.Info("world missed its deadline on a loaded machine; capturing again", "world", path, "deadline", o.CallTimeout, "load_per_core", l)
+			o.CallTimeout *= 2
+			if err := os.RemoveAll(filepath.Join(dir, "frames")); err != nil {
+				return nil, fmt.Errorf("clearing the frames of the last attempt: %w", err)
+			}
+			continue
+		}
+		within := max(trial.HealthWithin, o.CallTimeout/20)
+		if trial.ProbeHealth(ctx, b, res, within) {
+			c.Failure += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the world's own timeout)", l, within)
+			return c, nil
+		}
+		return nil, fmt.Errorf("%w: it missed its %s deadline %d times with %.1f load per core, and a blank page did not run within %s either",
+			ErrOverloaded, o.CallTimeout, attempt+1, l, within)
+	}
 }
 
 // Name is a world's report folder name: its folder's name for

@@ -145,6 +145,9 @@ type Capture struct {
 	// Failure names why the capture stopped early, or is empty; what was
 	// captured before it is kept.
 	Failure string `json:"failure,omitempty"`
+	// DeadlineMissed: the failure was a call into the page that missed its
+	// deadline (a hang, or an overloaded machine: the judge tells which).
+	DeadlineMissed bool `json:"deadline_missed,omitempty"`
 	// Three is the three.js revision the page reported.
 	Three    string    `json:"three,omitempty"`
 	Views    []View    `json:"views"`
@@ -227,6 +230,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 	defer k.collectErrors()
 	if err := s.LoadErr(); err != nil {
 		c.Failure = "load: " + pageReason(err)
+		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
 		return c, nil
 	}
 	if !s.Loaded() {
@@ -238,9 +242,17 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 			return nil, ctx.Err()
 		}
 		c.Failure = err.Error()
+		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
 	}
 	return c, nil
 }
+
+// pageErr is a page failure: it reads as pageReason and unwraps to the
+// session's error (ErrUnresponsive, ErrCrashed).
+type pageErr struct{ err error }
+
+func (e pageErr) Error() string { return pageReason(e.err) }
+func (e pageErr) Unwrap() error { return e.err }
 
 // pageReason names a page failure.
 func pageReason(err error) string {
@@ -292,7 +304,7 @@ func (k *capturer) run(ctx context.Context) error {
 	for i, f := range frames {
 		v, err := k.frameAt(ctx, f, fmt.Sprintf("time_%02d", i), "time")
 		if err != nil {
-			return fmt.Errorf("time sample %d (%.0f s): %s", i, float64(f)/o.FPS, pageReason(err))
+			return fmt.Errorf("time sample %d (%.0f s): %w", i, float64(f)/o.FPS, pageErr{err})
 		}
 		lumas = append(lumas, v.Luma)
 		counts = append(counts, k.seasonWords(ctx))
@@ -305,18 +317,18 @@ func (k *capturer) run(ctx context.Context) error {
 	k.seasons(counts)
 	// 2. Back to the day: a fresh document stepped to the day's frame.
 	if err := k.takeCoverage(ctx); err != nil {
-		return fmt.Errorf("coverage: %s", pageReason(err))
+		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
 	t = time.Now()
 	if err := k.s.Reload(ctx); err != nil {
-		return fmt.Errorf("reload: %s", pageReason(err))
+		return fmt.Errorf("reload: %w", pageErr{err})
 	}
 	k.doc++
 	if !k.s.Loaded() {
 		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
 	}
 	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
-		return fmt.Errorf("stepping to the day (%.0f s): %s", day.PageMs/1000, pageReason(err))
+		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
 	}
 	c.Timing.Reload = time.Since(t).Milliseconds()
 	// 3. Four orbits of the page's own camera around the scene's box.
@@ -332,7 +344,7 @@ func (k *capturer) run(ctx context.Context) error {
 	}
 	c.Timing.Bursts = time.Since(t).Milliseconds()
 	if err := k.takeCoverage(ctx); err != nil {
-		return fmt.Errorf("coverage: %s", pageReason(err))
+		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
 	return nil
 }
@@ -458,13 +470,13 @@ type camInfo struct {
 func (k *capturer) orbits(ctx context.Context) error {
 	var raw string
 	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
-		return fmt.Errorf("reading the camera: %s", pageReason(err))
+		return fmt.Errorf("reading the camera: %w", pageErr{err})
 	}
 	var cam *camInfo
 	_ = json.Unmarshal([]byte(raw), &cam)
 	sc, err := k.s.ReadScene(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the scene: %s", pageReason(err))
+		return fmt.Errorf("reading the scene: %w", pageErr{err})
 	}
 	if cam == nil || len(cam.Position) != 3 {
 		k.c.Orbit = "no orbits: the page rendered with no camera the harness could see"
@@ -521,17 +533,17 @@ func (k *capturer) orbits(ctx context.Context) error {
 		arg, _ := json.Marshal(append(append([]float64{}, pos...), centre...))
 		var ok bool
 		if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
-			return fmt.Errorf("posing the camera: %s", pageReason(err))
+			return fmt.Errorf("posing the camera: %w", pageErr{err})
 		}
 		v, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit")
 		if err != nil {
-			return fmt.Errorf("%s: %s", p.name, pageReason(err))
+			return fmt.Errorf("%s: %w", p.name, pageErr{err})
 		}
 		k.c.Views[len(k.c.Views)-1].Camera = pos
 		_ = v
 	}
 	if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.clearPose()", nil); err != nil {
-		return fmt.Errorf("clearing the pose: %s", pageReason(err))
+		return fmt.Errorf("clearing the pose: %w", pageErr{err})
 	}
 	return nil
 }
@@ -546,7 +558,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 	b := k.o.Pixels.Bursts
 	gap := int(math.Round(b.GapSeconds * k.o.FPS))
 	if err := k.s.Eval(ctx, 10*time.Second, hideHUD, nil); err != nil {
-		return fmt.Errorf("hiding the HUD: %s", pageReason(err))
+		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
 	}
 	take := func(name string, n int) error {
 		var fr []measure.Gray
@@ -559,7 +571,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			}
 			v, err := k.frameAt(ctx, k.s.Frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
 			if err != nil {
-				return fmt.Errorf("%s frame %d: %s", name, i, pageReason(err))
+				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
 			}
 			if i == 0 {
 				first = v.rgb
@@ -584,12 +596,12 @@ func (k *capturer) bursts(ctx context.Context) error {
 		at := target.Target{At: []float64{r.Width / 2, r.Height / 2}}
 		for i := 0; i < b.ZoomOutSteps; i++ {
 			if err := k.s.Wheel(ctx, at, 0, 120); err != nil {
-				return fmt.Errorf("zooming out: %s", pageReason(err))
+				return fmt.Errorf("zooming out: %w", pageErr{err})
 			}
 		}
 	}
 	if _, err := k.s.Step(ctx, int(math.Round(k.o.FPS)), false); err != nil {
-		return fmt.Errorf("after the zoom-out: %s", pageReason(err))
+		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
 	}
 	after := k.cameraPos(ctx)
 	if before != nil && after != nil {
