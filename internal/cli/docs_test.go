@@ -194,7 +194,7 @@ func TestCLIDocsSeesEveryCommand(t *testing.T) {
 	for _, c := range documentedCommands(root) {
 		names = append(names, commandName(c))
 	}
-	require.Equal(t, []string{"agreement", "bench", "bench-models", "compare-judges", "gen", "inspect", "models list", "models ping", "run", "schema", "serve", "suite perturb",
+	require.Equal(t, []string{"agreement", "bench", "bench-models", "compare-judges", "gen", "inspect", "judge", "models list", "models ping", "run", "schema", "serve", "suite perturb",
 		"task check", "task mutate", "task prompt", "task summarize", "version", "worker"}, sortedCopy(names))
 
 	require.True(t, mentionsFlag("`--max N`", "max"))

@@ -25,7 +25,8 @@ const (
 	// ExitFailed: the command ran to the end and something it judged did
 	// not pass: a page did not end ok ('inspect'), a task has a problem or a
 	// surviving mutant ('task check'), a task is not hardened ('task
-	// summarize'), a variant's reference failed ('suite perturb --check').
+	// summarize'), a variant's reference failed ('suite perturb --check'),
+	// a world's capture stopped early ('judge').
 	// 'run' never exits 1. Commands return it with silentExit, after
 	// printing what failed.
 	ExitFailed ExitCode = 1
@@ -77,7 +78,7 @@ var ExitCodes = []ExitCodeInfo{
 	{ExitOK, "ok", "done, and everything judged passed; `run`: every trial ran, whatever the scores"},
 	{ExitFailed, "failed", "done, and something judged did not pass: a page did not end ok (`inspect`), " +
 		"a task has a problem or a surviving mutant (`task check`), a task is not hardened (`task summarize`), " +
-		"a variant's reference failed (`suite perturb --check`); `run` never exits 1"},
+		"a variant's reference failed (`suite perturb --check`), a world's capture stopped early (`judge`); `run` never exits 1"},
 	{ExitUsage, "usage", "the command line or its inputs are wrong: an unknown command, flag or help topic, " +
 		"a bad flag value, a missing or extra argument, a folder with no task or suite, " +
 		"a file that is not a `task check --json` report, a labels file or run folder `agreement` cannot read, " +

@@ -54,7 +54,7 @@ Start with:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	root.AddCommand(NewCmdInspect(io), NewCmdRun(io), NewCmdGen(io), NewCmdBenchModels(io), NewCmdAgreement(io), NewCmdCompareJudges(io), NewCmdTask(io), NewCmdSuite(io), NewCmdBench(io), NewCmdWorker(io), NewCmdSchema(io), NewCmdServe(io), NewCmdVersion(io),
+	root.AddCommand(NewCmdInspect(io), NewCmdRun(io), NewCmdGen(io), NewCmdBenchModels(io), NewCmdAgreement(io), NewCmdCompareJudges(io), NewCmdTask(io), NewCmdSuite(io), NewCmdBench(io), NewCmdWorker(io), NewCmdJudge(io), NewCmdSchema(io), NewCmdServe(io), NewCmdVersion(io),
 		modelscmd.NewCmdModels(modelscmd.IO{In: io.In, Out: io.Out, ErrOut: io.ErrOut, Getenv: io.Getenv}))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -71,6 +71,9 @@ type Config struct {
 	// RealTime injects the runtime with a real clock (see pageenv.Config);
 	// only benchmarks use it.
 	RealTime bool
+	// Coverage turns on V8's precise block coverage before every load
+	// (TakeCoverage reads it): the world judge's "only code that ran".
+	Coverage bool
 }
 
 // The default deadlines, which inspect, trials and benchmarks share.
@@ -153,6 +156,8 @@ type Session struct {
 	loadErr error
 	// timing is where the last load's wall time went.
 	timing LoadTiming
+	// covPos is where each parsed script starts (Config.Coverage).
+	covPos scriptPositions
 }
 
 // LoadTiming is where the wall time of the last Open or Restart went, for
@@ -325,7 +330,14 @@ func (s *Session) navigate(ctx context.Context) error {
 	// switched off once the page is idle: with it on, V8 pauses a page near
 	// its heap limit instead of letting it crash.
 	t0 := time.Now()
-	if err := s.watchCompilation(ctx, true); err != nil {
+	if s.cfg.Coverage {
+		// V8 compiles no block counters while the debugger is on, so a
+		// covered load does not watch compilation: its scripts are waited
+		// for until served, as scripts added after load always are.
+		if err := s.startCoverage(ctx); err != nil {
+			return err
+		}
+	} else if err := s.watchCompilation(ctx, true); err != nil {
 		return err
 	}
 	nctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
@@ -593,6 +605,9 @@ func (s *Session) onEvent(ev any) {
 		go s.answer(ev, sent)
 	case *debugger.EventScriptParsed:
 		s.scripts.parsed(ev.URL)
+		if s.cfg.Coverage {
+			s.covPos.parsed(ev)
+		}
 	case *debugger.EventScriptFailedToParse:
 		s.scripts.parsed(ev.URL)
 	case *runtime.EventConsoleAPICalled:

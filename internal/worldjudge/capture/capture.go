@@ -1,0 +1,681 @@
+// Package capture looks at a world on the virtual clock, offline: it loads
+// the page in worldprobe's session (vendored libraries, no network), samples
+// it at many page times to find its day and night by lit-pixel luma, takes
+// wide views around the scene with the page's own camera, and measures
+// still-camera motion bursts — every frame saved as PNG, no real sleeps.
+// What it sees is for the judge (internal/worldjudge) to grade; a page that
+// fails is a named reason in the capture, never a Go error.
+package capture
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/target"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
+)
+
+// Hook is the prelude that lets the capture pose the page's camera.
+//
+//go:embed hook.js
+var Hook string
+
+// Options parametrise a capture.
+type Options struct {
+	// Width and Height are the viewport (1280×800).
+	Width, Height int
+	// FPS is the virtual frame rate: 20 steps the clock by 50 ms a frame,
+	// the largest step that worlds clamping their delta time to 0.05 s
+	// (most do) still follow exactly.
+	FPS float64
+	// Seed seeds the page's randomness.
+	Seed uint32
+	// Horizon is how much page time the day-cycle pass covers, in seconds,
+	// and Samples how many drawn frames it takes, evenly spaced from the
+	// first frame.
+	Horizon float64
+	Samples int
+	// Pixels are the rubric's thresholds.
+	Pixels rubric.Pixels
+	// CallTimeout and GPUTimeout are the session's deadlines (0: defaults).
+	CallTimeout, GPUTimeout time.Duration
+	// Coverage collects V8 block coverage while the world is captured.
+	Coverage bool
+	Logger   *slog.Logger
+}
+
+// DefaultOptions are the capture's defaults with the rubric's pixels.
+func DefaultOptions(p rubric.Pixels) Options {
+	w, h := 1280, 800
+	if len(p.Viewport) == 2 {
+		w, h = p.Viewport[0], p.Viewport[1]
+	}
+	return Options{Width: w, Height: h, FPS: 20, Seed: 1, Horizon: 120, Samples: 12, Pixels: p, Coverage: true}
+}
+
+// View is one saved frame.
+type View struct {
+	// Name is unique in the capture: time_00…, orbit_right, burst_near_0….
+	Name string `json:"name"`
+	// Kind is time, orbit, burst_near or burst_far.
+	Kind string `json:"kind"`
+	// File is the PNG, relative to the capture's folder.
+	File string `json:"file"`
+	// Frame and PageMs are the page's frame and virtual time when drawn;
+	// Document counts the loads (1 for the first, 2 after the reload).
+	Frame    int     `json:"frame"`
+	PageMs   float64 `json:"page_ms"`
+	Document int     `json:"document"`
+	// Luma is the lit-pixel luma (docs/judge.md).
+	Luma float64 `json:"luma"`
+	// Camera is where the page's camera was posed (orbits only).
+	Camera []float64 `json:"camera,omitempty"`
+	// Seasons are the season names the page's UI showed beyond its
+	// constant text (time samples only).
+	Seasons []string `json:"seasons,omitempty"`
+	rgb     measure.RGB
+}
+
+// Alias names an existing view under another role (overview = the day
+// sample, a season = the first sample the UI named it in).
+type Alias struct {
+	Name string `json:"name"`
+	Of   string `json:"of"`
+}
+
+// DayNight is the day-cycle pass's verdict.
+type DayNight struct {
+	// Day and Night name the brightest and darkest time samples.
+	Day      string  `json:"day"`
+	Night    string  `json:"night"`
+	DayMs    float64 `json:"day_ms"`
+	NightMs  float64 `json:"night_ms"`
+	DayLuma  float64 `json:"day_luma"`
+	NightLum float64 `json:"night_luma"`
+	Gap      float64 `json:"gap"`
+	// Pinned: the gap reaches the rubric's day_night_gap.
+	Pinned bool `json:"pinned"`
+}
+
+// Burst is one still-camera motion burst.
+type Burst struct {
+	Name    string   `json:"name"`
+	Frames  []string `json:"frames"`
+	Overlay string   `json:"overlay"`
+	GapMs   float64  `json:"gap_ms"`
+	// Fraction φ is the changed-pixel share (measure.BurstMotion).
+	Fraction float64 `json:"fraction"`
+	Changed  int     `json:"changed"`
+	Pixels   int     `json:"pixels"`
+}
+
+// Timing is where the capture's wall time went, in milliseconds.
+type Timing struct {
+	Load   int64 `json:"load_ms"`
+	Times  int64 `json:"times_ms"`
+	Reload int64 `json:"reload_ms"`
+	Orbits int64 `json:"orbits_ms"`
+	Bursts int64 `json:"bursts_ms"`
+	Total  int64 `json:"total_ms"`
+}
+
+// Capture is everything seen of one world.
+type Capture struct {
+	World  string `json:"world"`
+	SHA256 string `json:"sha256"`
+	// Failure names why the capture stopped early, or is empty; what was
+	// captured before it is kept.
+	Failure string `json:"failure,omitempty"`
+	// DeadlineMissed: the failure was a call into the page that missed its
+	// deadline (a hang, or an overloaded machine: the judge tells which).
+	DeadlineMissed bool `json:"deadline_missed,omitempty"`
+	// Three is the three.js revision the page reported.
+	Three    string    `json:"three,omitempty"`
+	Views    []View    `json:"views"`
+	Aliases  []Alias   `json:"aliases"`
+	DayNight *DayNight `json:"day_night,omitempty"`
+	// Seasons are the seasons the page's UI named as time went on;
+	// SeasonsNote says how they were found or why there are none.
+	Seasons     []string `json:"seasons"`
+	SeasonsNote string   `json:"seasons_note"`
+	// Orbit is how the wide views were posed.
+	Orbit  string  `json:"orbit"`
+	Bursts []Burst `json:"bursts"`
+	// BurstsNote says how the bursts were taken (the zoom-out's effect).
+	BurstsNote string `json:"bursts_note,omitempty"`
+	// Coverage is the raw block coverage of every document, for the judge.
+	Coverage []session.CoverageScript `json:"-"`
+	// EntryURL is the page's URL in the session (its scripts' URL).
+	EntryURL string `json:"-"`
+	// Errors are the page's uncaught exceptions and console errors (first 20).
+	Errors []string `json:"errors,omitempty"`
+	// Blocked are requests refused offline (first 20): assets the world
+	// would have fetched.
+	Blocked []string `json:"blocked,omitempty"`
+	Timing  Timing   `json:"timing"`
+}
+
+// Frames counts the distinct frames saved.
+func (c *Capture) Frames() int { return len(c.Views) }
+
+// Structural is WorldBench's structural gate: a non-empty file naming
+// three, canvas or webgl. It returns the reason it fails, or "".
+func Structural(html []byte) string {
+	if len(bytes.TrimSpace(html)) == 0 {
+		return "structural: the file is empty"
+	}
+	low := strings.ToLower(string(html))
+	for _, w := range []string{"three", "canvas", "webgl"} {
+		if strings.Contains(low, w) {
+			return ""
+		}
+	}
+	return "structural: the file names none of three, canvas, webgl"
+}
+
+// Run captures the world at path into out (created), with its frames in
+// out/frames. The error is for infrastructure only (the browser, the
+// files); a page that fails gets a Capture with Failure set.
+func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, out string, o Options) (*Capture, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	html, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the world: %w", err)
+	}
+	sum := sha256.Sum256(html)
+	c := &Capture{World: path, SHA256: hex.EncodeToString(sum[:]), Views: []View{}, Aliases: []Alias{}, Seasons: []string{}, Bursts: []Burst{}}
+	if err := os.MkdirAll(filepath.Join(out, "frames"), 0o755); err != nil {
+		return nil, fmt.Errorf("making the capture folder: %w", err)
+	}
+	if r := Structural(html); r != "" {
+		c.Failure = r
+		return c, nil
+	}
+	k := &capturer{c: c, o: o, out: out, doc: 1}
+	start := time.Now()
+	defer func() { c.Timing.Total = time.Since(start).Milliseconds() }()
+	s, err := session.Open(ctx, b, res, path, session.Config{
+		Seed: o.Seed, FPS: o.FPS, Width: o.Width, Height: o.Height, SkipDraw: true,
+		CallTimeout: o.CallTimeout, GPUTimeout: o.GPUTimeout, Logger: o.Logger,
+		Preludes: []string{Hook}, Coverage: o.Coverage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	k.s = s
+	c.EntryURL = s.EntryURL()
+	c.Timing.Load = time.Since(start).Milliseconds()
+	defer k.collectErrors()
+	if err := s.LoadErr(); err != nil {
+		c.Failure = "load: " + pageReason(err)
+		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
+		return c, nil
+	}
+	if !s.Loaded() {
+		c.Failure = "load: the document failed: " + s.Log().MainDocFailure
+		return c, nil
+	}
+	if err := k.run(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c.Failure = err.Error()
+		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
+	}
+	return c, nil
+}
+
+// pageErr is a page failure: it reads as pageReason and unwraps to the
+// session's error (ErrUnresponsive, ErrCrashed).
+type pageErr struct{ err error }
+
+func (e pageErr) Error() string { return pageReason(e.err) }
+func (e pageErr) Unwrap() error { return e.err }
+
+// pageReason names a page failure.
+func pageReason(err error) string {
+	switch {
+	case errors.Is(err, session.ErrUnresponsive):
+		return "the page stopped responding (" + err.Error() + ")"
+	case errors.Is(err, session.ErrCrashed):
+		return "the page's renderer crashed"
+	}
+	return err.Error()
+}
+
+type capturer struct {
+	c   *Capture
+	o   Options
+	s   *session.Session
+	out string
+	doc int
+}
+
+func (k *capturer) collectErrors() {
+	l := k.s.Log()
+	for _, e := range l.Errors {
+		if len(k.c.Errors) < 20 {
+			k.c.Errors = append(k.c.Errors, fmt.Sprintf("line %d: %s", e.Line, e.Message))
+		}
+	}
+	for _, b := range l.Requests.Blocked {
+		if len(k.c.Blocked) < 20 {
+			k.c.Blocked = append(k.c.Blocked, b.URL)
+		}
+	}
+}
+
+func (k *capturer) run(ctx context.Context) error {
+	c, o := k.c, k.o
+	if sc, err := k.s.ReadScene(ctx); err == nil {
+		c.Three = sc.ThreeRevision
+	}
+	// 1. The day cycle: drawn samples evenly over the horizon.
+	t := time.Now()
+	n := max(2, o.Samples)
+	frames := make([]int, n)
+	for i := range frames {
+		frames[i] = int(math.Round(float64(i)*o.Horizon*o.FPS/float64(n))) + 1
+	}
+	var lumas []float64
+	counts := make([]map[string]int, 0, n)
+	for i, f := range frames {
+		v, err := k.frameAt(ctx, f, fmt.Sprintf("time_%02d", i), "time")
+		if err != nil {
+			return fmt.Errorf("time sample %d (%.0f s): %w", i, float64(f)/o.FPS, pageErr{err})
+		}
+		lumas = append(lumas, v.Luma)
+		counts = append(counts, k.seasonWords(ctx))
+	}
+	c.Timing.Times = time.Since(t).Milliseconds()
+	dn := measure.PickDayNight(lumas, o.Pixels.DayNightGap)
+	day, night := c.Views[dn.Day], c.Views[dn.Night]
+	c.DayNight = &DayNight{Day: day.Name, Night: night.Name, DayMs: day.PageMs, NightMs: night.PageMs, DayLuma: day.Luma, NightLum: night.Luma, Gap: dn.Gap, Pinned: dn.Pinned}
+	c.Aliases = append(c.Aliases, Alias{Name: "overview", Of: day.Name})
+	k.seasons(counts)
+	// 2. Back to the day: a fresh document stepped to the day's frame.
+	if err := k.takeCoverage(ctx); err != nil {
+		return fmt.Errorf("coverage: %w", pageErr{err})
+	}
+	t = time.Now()
+	if err := k.s.Reload(ctx); err != nil {
+		return fmt.Errorf("reload: %w", pageErr{err})
+	}
+	k.doc++
+	if !k.s.Loaded() {
+		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
+	}
+	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
+		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
+	}
+	c.Timing.Reload = time.Since(t).Milliseconds()
+	// 3. Four orbits of the page's own camera around the scene's box.
+	t = time.Now()
+	if err := k.orbits(ctx); err != nil {
+		return err
+	}
+	c.Timing.Orbits = time.Since(t).Milliseconds()
+	// 4. Still-camera bursts with the HUD hidden.
+	t = time.Now()
+	if err := k.bursts(ctx); err != nil {
+		return err
+	}
+	c.Timing.Bursts = time.Since(t).Milliseconds()
+	if err := k.takeCoverage(ctx); err != nil {
+		return fmt.Errorf("coverage: %w", pageErr{err})
+	}
+	return nil
+}
+
+func (k *capturer) takeCoverage(ctx context.Context) error {
+	if !k.o.Coverage {
+		return nil
+	}
+	cov, err := k.s.TakeCoverage(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range cov {
+		if sc.URL == k.c.EntryURL {
+			k.c.Coverage = append(k.c.Coverage, sc)
+		}
+	}
+	return nil
+}
+
+// frameAt steps to frame f (at least one frame), draws it and saves it.
+func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
+	steps := max(1, f-k.s.Frame())
+	if _, err := k.s.Step(ctx, steps, true); err != nil {
+		return View{}, err
+	}
+	return k.shot(ctx, name, kind)
+}
+
+// shot saves the current, drawn frame.
+func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
+	px, err := k.s.CanvasPixels(ctx)
+	if err != nil {
+		if errors.Is(err, target.ErrNotFound) {
+			return View{}, errors.New("the page has no canvas")
+		}
+		return View{}, err
+	}
+	img, err := png.Decode(bytes.NewReader(px.PNG))
+	if err != nil {
+		return View{}, fmt.Errorf("decoding the screenshot: %w", err)
+	}
+	file := filepath.Join("frames", name+".png")
+	if err := os.WriteFile(filepath.Join(k.out, file), px.PNG, 0o644); err != nil {
+		return View{}, fmt.Errorf("writing %s: %w", file, err)
+	}
+	rgb := toRGB(img)
+	pageMs := measure.Round(float64(px.Frame)*1000/k.o.FPS, 3)
+	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: px.Frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
+	l := k.o.Pixels.LitLuma
+	if len(l.Resize) == 2 {
+		v.Luma = measure.LitLuma(rgb, measure.LitLumaConfig{CropLeft: l.CropLeft, Width: l.Resize[0], Height: l.Resize[1], VoidMax: uint8(l.VoidMax)})
+	}
+	k.c.Views = append(k.c.Views, v)
+	return v, nil
+}
+
+var seasonRe = regexp.MustCompile(`(?i)\b(spring|summer|autumn|fall|winter)\b`)
+
+// seasonWords counts the season names in the page's visible text.
+func (k *capturer) seasonWords(ctx context.Context) map[string]int {
+	var text string
+	_ = k.s.Eval(ctx, 10*time.Second, `(() => { try { return String(document.body ? document.body.innerText : '').slice(0, 20000); } catch (e) { return ''; } })()`, &text)
+	out := map[string]int{}
+	for _, m := range seasonRe.FindAllString(text, -1) {
+		w := strings.ToLower(m)
+		if w == "fall" {
+			w = "autumn"
+		}
+		out[w]++
+	}
+	return out
+}
+
+var seasonOrder = []string{"spring", "summer", "autumn", "winter"}
+
+// seasons finds the seasons the UI named beyond its constant text: a
+// season is shown in a sample when it is named there more often than in
+// the sample naming it least (a legend's fixed "winter storms" does not
+// count). Its view is the first sample showing it.
+func (k *capturer) seasons(counts []map[string]int) {
+	first := map[string]int{}
+	for _, s := range seasonOrder {
+		least := math.MaxInt
+		for _, m := range counts {
+			least = min(least, m[s])
+		}
+		for i, m := range counts {
+			if m[s] > least {
+				k.c.Views[i].Seasons = append(k.c.Views[i].Seasons, s)
+				if _, ok := first[s]; !ok {
+					first[s] = i
+				}
+			}
+		}
+	}
+	for _, s := range seasonOrder {
+		if i, ok := first[s]; ok {
+			k.c.Seasons = append(k.c.Seasons, s)
+			k.c.Aliases = append(k.c.Aliases, Alias{Name: "season_" + s, Of: k.c.Views[i].Name})
+		}
+	}
+	switch {
+	case len(k.c.Seasons) >= 2:
+		k.c.SeasonsNote = fmt.Sprintf("the page's UI named %d seasons as its clock ran (%.0f s sampled); each season view is the first time sample naming it, at whatever time of day that was", len(k.c.Seasons), k.o.Horizon)
+	default:
+		k.c.Seasons = k.c.Seasons[:0]
+		k.c.Aliases = k.c.Aliases[:1]
+		k.c.SeasonsNote = fmt.Sprintf("no season views: the page's UI did not name two seasons in turn within the %.0f s sampled", k.o.Horizon)
+	}
+}
+
+type camInfo struct {
+	Position []float64 `json:"position"`
+	Forward  []float64 `json:"forward"`
+}
+
+// orbits poses the page's camera at four points around a pivot — the
+// point of its line of sight nearest the centre of the scene's box — at
+// its own distance from the pivot: a quarter turn right, a half turn, a
+// quarter turn left (keeping the camera's elevation) and from 80° above,
+// each looking at the pivot.
+func (k *capturer) orbits(ctx context.Context) error {
+	var raw string
+	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
+		return fmt.Errorf("reading the camera: %w", pageErr{err})
+	}
+	var cam *camInfo
+	_ = json.Unmarshal([]byte(raw), &cam)
+	sc, err := k.s.ReadScene(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the scene: %w", pageErr{err})
+	}
+	if cam == nil || len(cam.Position) != 3 {
+		k.c.Orbit = "no orbits: the page rendered with no camera the harness could see"
+		return nil
+	}
+	centre := []float64{0, 0, 0}
+	how := "the scene's origin"
+	if sc.Bounds != nil && len(sc.Bounds.Min) == 3 {
+		for i := range centre {
+			centre[i] = (sc.Bounds.Min[i] + sc.Bounds.Max[i]) / 2
+		}
+		how = "the centre of the scene's box"
+	}
+	// The pivot is the point of the camera's line of sight nearest the
+	// box's centre: the page's own framing is kept (a sun or a particle
+	// cloud far above the island pulls the box's centre off it).
+	if f := cam.Forward; len(f) == 3 {
+		n := math.Sqrt(f[0]*f[0] + f[1]*f[1] + f[2]*f[2])
+		along := ((centre[0]-cam.Position[0])*f[0] + (centre[1]-cam.Position[1])*f[1] + (centre[2]-cam.Position[2])*f[2]) / max(n, 1e-12)
+		if n > 1e-9 && along > 1e-6 {
+			for i := range centre {
+				centre[i] = measure.Round(cam.Position[i]+f[i]/n*along, 3)
+			}
+			how = "the point of its line of sight nearest " + how
+		}
+	}
+	dx, dy, dz := cam.Position[0]-centre[0], cam.Position[1]-centre[1], cam.Position[2]-centre[2]
+	d := math.Sqrt(dx*dx + dy*dy + dz*dz)
+	if d < 1e-6 {
+		k.c.Orbit = "no orbits: the camera sits at the scene's centre"
+		return nil
+	}
+	el := math.Asin(dy / d)
+	az := math.Atan2(dx, dz)
+	k.c.Orbit = fmt.Sprintf("the page's own camera, posed for one rendered frame each at its distance (%.1f) from %s, looking at it; the page's controls never see the pose", d, how)
+	poses := []struct {
+		name   string
+		az, el float64
+	}{
+		{"orbit_right", az + math.Pi/2, el},
+		{"orbit_back", az + math.Pi, el},
+		{"orbit_left", az - math.Pi/2, el},
+		{"orbit_top", az, 80 * math.Pi / 180},
+	}
+	for _, p := range poses {
+		pos := []float64{
+			centre[0] + d*math.Cos(p.el)*math.Sin(p.az),
+			centre[1] + d*math.Sin(p.el),
+			centre[2] + d*math.Cos(p.el)*math.Cos(p.az),
+		}
+		for i := range pos {
+			pos[i] = measure.Round(pos[i], 3)
+		}
+		arg, _ := json.Marshal(append(append([]float64{}, pos...), centre...))
+		var ok bool
+		if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
+			return fmt.Errorf("posing the camera: %w", pageErr{err})
+		}
+		v, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit")
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, pageErr{err})
+		}
+		k.c.Views[len(k.c.Views)-1].Camera = pos
+		_ = v
+	}
+	if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.clearPose()", nil); err != nil {
+		return fmt.Errorf("clearing the pose: %w", pageErr{err})
+	}
+	return nil
+}
+
+// hideHUD is WorldBench's HUD hiding: everything but canvases invisible,
+// the markup kept so page scripts that touch it still work.
+const hideHUD = `(() => { const s = document.createElement('style'); s.id = '__wj_hide'; s.textContent = 'body *{visibility:hidden !important} canvas{visibility:visible !important}'; (document.head || document.documentElement).appendChild(s); return true; })()`
+
+// bursts takes the near burst (the page's own camera, HUD hidden), zooms
+// out with the wheel, waits a second of page time and takes the far burst.
+func (k *capturer) bursts(ctx context.Context) error {
+	b := k.o.Pixels.Bursts
+	gap := int(math.Round(b.GapSeconds * k.o.FPS))
+	if err := k.s.Eval(ctx, 10*time.Second, hideHUD, nil); err != nil {
+		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
+	}
+	take := func(name string, n int) error {
+		var fr []measure.Gray
+		br := Burst{Name: name, GapMs: float64(gap) * 1000 / k.o.FPS}
+		var first measure.RGB
+		for i := 0; i < n; i++ {
+			steps := gap
+			if i == 0 {
+				steps = 1
+			}
+			v, err := k.frameAt(ctx, k.s.Frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
+			if err != nil {
+				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
+			}
+			if i == 0 {
+				first = v.rgb
+			}
+			fr = append(fr, v.rgb.Gray())
+			br.Frames = append(br.Frames, v.Name)
+		}
+		m := measure.BurstMotion(fr, k.o.Pixels.ChangeThreshold)
+		br.Fraction, br.Changed, br.Pixels = m.Fraction, m.Changed, m.Pixels
+		br.Overlay = filepath.ToSlash(filepath.Join("frames", name+"_motion.png"))
+		if err := writePNG(filepath.Join(k.out, br.Overlay), measure.Overlay(first, m.Mask)); err != nil {
+			return err
+		}
+		k.c.Bursts = append(k.c.Bursts, br)
+		return nil
+	}
+	if err := take("burst_near", b.NearFrames); err != nil {
+		return err
+	}
+	before := k.cameraPos(ctx)
+	if r, err := k.s.Canvas(ctx); err == nil {
+		at := target.Target{At: []float64{r.Width / 2, r.Height / 2}}
+		for i := 0; i < b.ZoomOutSteps; i++ {
+			if err := k.s.Wheel(ctx, at, 0, 120); err != nil {
+				return fmt.Errorf("zooming out: %w", pageErr{err})
+			}
+		}
+	}
+	if _, err := k.s.Step(ctx, int(math.Round(k.o.FPS)), false); err != nil {
+		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
+	}
+	after := k.cameraPos(ctx)
+	if before != nil && after != nil {
+		k.c.BurstsNote = fmt.Sprintf("near burst with the page's own camera at the day; %d wheel steps out (deltaY +120, the page's own controls), the camera moved %.2f", b.ZoomOutSteps, dist(before, after))
+	}
+	return take("burst_far", b.FarFrames)
+}
+
+func (k *capturer) cameraPos(ctx context.Context) []float64 {
+	var raw string
+	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
+		return nil
+	}
+	var cam *camInfo
+	if json.Unmarshal([]byte(raw), &cam) != nil || cam == nil || len(cam.Position) != 3 {
+		return nil
+	}
+	return cam.Position
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+// RGB returns a view's pixels (kept in memory while the judge runs).
+func (v View) RGB() measure.RGB { return v.rgb }
+
+func writePNG(path string, img image.Image) error {
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// toRGB is measure.ToRGB with fast paths for the screenshot's types.
+func toRGB(img image.Image) measure.RGB {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	switch m := img.(type) {
+	case *image.NRGBA:
+		out := measure.RGB{W: w, H: h, Pix: make([]uint8, w*h*3)}
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride:]
+			for x := 0; x < w; x++ {
+				copy(out.Pix[(y*w+x)*3:], row[x*4:x*4+3])
+			}
+		}
+		return out
+	case *image.RGBA:
+		// Opaque screenshots: premultiplied equals straight colour.
+		out := measure.RGB{W: w, H: h, Pix: make([]uint8, w*h*3)}
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride:]
+			for x := 0; x < w; x++ {
+				copy(out.Pix[(y*w+x)*3:], row[x*4:x*4+3])
+			}
+		}
+		return out
+	}
+	return measure.ToRGB(img)
+}
+
+// WithRGB returns v holding the pixels m (for graders' tests: a capture's
+// views carry their pixels in memory).
+func WithRGB(v View, m measure.RGB) View {
+	v.rgb = m
+	return v
+}

@@ -1,0 +1,623 @@
+// Package worldjudge grades an open-ended world against a rubric
+// (internal/worldjudge/rubric) twice, as WorldBench does — what the running
+// world shows and what its code says — with worldprobe's additions: time
+// through the virtual clock, offline libraries, and coverage, so that only
+// code that ran can earn a code half.
+//
+// This is phase 1 (docs/judge.md): the capture (internal/worldjudge/capture),
+// the pixel measures, the quote check and the coverage are real; every half
+// that needs a model (the code probe, the visual judge, blind identification)
+// is reported "unjudged" — never 0 and never full — and the scores are left
+// open.
+package worldjudge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/session"
+	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
+)
+
+// Half statuses: a half is unjudged (StatusUnjudged, result's word), or
+// judged "pass" or "fail" by a measure.
+const (
+	StatusPass = "pass"
+	StatusFail = "fail"
+	// StatusNotApplicable is a gate worldprobe has no use for.
+	StatusNotApplicable = "not_applicable"
+)
+
+// Report statuses.
+const (
+	// Complete: the world was captured to the end.
+	Complete = "complete"
+	// Partial: the capture stopped early (Reason); what it saw is kept.
+	Partial = "partial"
+	// NotCaptured: nothing was captured (structural gate, load failure).
+	NotCaptured = "not_captured"
+	// Overloaded: the machine, not the world, kept the capture from
+	// finishing (ErrOverloaded); judge it again on a quieter machine.
+	Overloaded = "machine_overloaded"
+)
+
+// Options parametrise a judgement.
+type Options struct {
+	Rubric  *rubric.Rubric
+	Capture capture.Options
+	// Offline: no model is asked; model halves stay unjudged. Phase 1
+	// judges only offline.
+	Offline bool
+}
+
+// Report is one world's judgement (judge.json).
+type Report struct {
+	World  string `json:"world"`
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Rubric string `json:"rubric"`
+	Mode   string `json:"mode"`
+	// Status is complete, partial or not_captured; Reason names why it is
+	// not complete.
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// Capture is what was seen: frames, aliases, day/night, seasons,
+	// bursts, timing.
+	Capture *capture.Capture `json:"capture"`
+	// Pixels are the rubric's pixel measures over the capture.
+	Pixels Pixels `json:"pixels"`
+	// Coverage summarises V8 block coverage of the world's inline scripts.
+	Coverage *CoverageSummary `json:"coverage,omitempty"`
+	Tests    []TestReport     `json:"tests"`
+	Gates    []GateReport     `json:"gates"`
+	Score    Score            `json:"score"`
+	// NotBuilt lists what this judge does not do yet.
+	NotBuilt []string `json:"not_built"`
+}
+
+// Pixels are the pixel measures (measure package, thresholds from the
+// rubric).
+type Pixels struct {
+	// DayNight repeats the capture's pick.
+	DayNight *capture.DayNight `json:"day_night,omitempty"`
+	// DiffVsDay is frame_diff(day, sample) for every other time sample;
+	// LightFollowsSun holds when one reaches frame_diff.light_change.
+	DiffVsDay       map[string]float64 `json:"diff_vs_day,omitempty"`
+	LightFollowsSun *bool              `json:"light_follows_sun,omitempty"`
+	// TintVsDay is the chroma shift from the day of every sample between
+	// day and night (lit luma in the middle half of their range);
+	// DuskDawnTint holds when one reaches chroma.dusk_shift.
+	TintVsDay    map[string]float64 `json:"tint_vs_day,omitempty"`
+	DuskDawnTint *bool              `json:"dusk_dawn_tint,omitempty"`
+	// SeasonShift is the chroma shift of each season view from the first;
+	// informative only (season views are at different times of day).
+	SeasonShift map[string]float64 `json:"season_shift,omitempty"`
+	// Motion is the larger burst fraction; MotionGate holds when it
+	// reaches motion_min (WC004's gate on a model's "it moves").
+	Motion     *float64 `json:"motion,omitempty"`
+	MotionGate *bool    `json:"motion_gate,omitempty"`
+}
+
+// CoverageSummary is the coverage report with the lines that never ran.
+type CoverageSummary struct {
+	*coverage.Report
+	// NotRun are the ranges of lines with code that never ran.
+	NotRun []Span `json:"not_run"`
+}
+
+// Span is a range of 1-based lines.
+type Span struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// TestReport is one test of the ladder.
+type TestReport struct {
+	ID     string  `json:"id"`
+	Title  string  `json:"title"`
+	Points float64 `json:"points"`
+	// Earned is null until every half is judged.
+	Earned *float64 `json:"earned"`
+	// Judged is the points whose halves have a verdict; EarnedOfJudged
+	// what those earned; Unjudged the rest.
+	Judged         float64      `json:"judged"`
+	EarnedOfJudged float64      `json:"earned_of_judged"`
+	Unjudged       float64      `json:"unjudged"`
+	Parts          []PartReport `json:"parts,omitempty"`
+	Items          []ItemReport `json:"items,omitempty"`
+	Forbidden      []ItemReport `json:"forbidden,omitempty"`
+}
+
+// PartReport is a separately scored part (WC001's bug-hunt).
+type PartReport struct {
+	ID     string   `json:"id"`
+	Points float64  `json:"points"`
+	Status string   `json:"status"`
+	Reason string   `json:"reason"`
+	Frames []string `json:"frames,omitempty"`
+}
+
+// ItemReport is one item with its halves.
+type ItemReport struct {
+	ID     string       `json:"id"`
+	Biome  string       `json:"biome,omitempty"`
+	Label  string       `json:"label"`
+	Points float64      `json:"points"`
+	Earned *float64     `json:"earned"`
+	Halves []HalfReport `json:"halves"`
+}
+
+// HalfReport is one witness of an item.
+type HalfReport struct {
+	Half string `json:"half"`
+	// Share is the half's share of the item's points.
+	Share  float64 `json:"share"`
+	Status string  `json:"status"`
+	Reason string  `json:"reason"`
+	// Evidence points at what decided or would decide it.
+	Frames  []string       `json:"frames,omitempty"`
+	Measure map[string]any `json:"measure,omitempty"`
+}
+
+// GateReport is a cross-test rule.
+type GateReport struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// Score is the ladder's total, open while anything is unjudged.
+type Score struct {
+	Max            float64  `json:"max"`
+	Earned         *float64 `json:"earned"`
+	Judged         float64  `json:"judged"`
+	EarnedOfJudged float64  `json:"earned_of_judged"`
+	Unjudged       float64  `json:"unjudged"`
+}
+
+// NotBuilt is what phase 1 leaves out, said in every report.
+var NotBuilt = []string{
+	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran)",
+	"visual item judge, WC001 bug-hunt and blind identification (a vision model over the saved frames)",
+	"navigator agent and legend framing of the ten biomes (close views)",
+	"quote repair and the evidence agent",
+	"scores with models, gates that need a model, E1–E4 classes of lost points",
+	"worldprobe judge mutate",
+}
+
+// Judge captures the world at path into dir and grades it. The error is
+// for infrastructure only; a world that fails is a report with a reason.
+func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, dir string, o Options) (rep *Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			// A bug of ours must not end the run: the world gets a reason.
+			rep = &Report{World: path, Name: Name(path), Rubric: o.Rubric.Name, Mode: "offline", Status: NotCaptured,
+				Reason: fmt.Sprintf("the judge failed: %v", p), NotBuilt: NotBuilt}
+			err = nil
+			_ = os.WriteFile(filepath.Join(dir, "panic.txt"), debug.Stack(), 0o644)
+		}
+	}()
+	c, err := captureUnderLoad(ctx, b, res, path, dir, o.Capture)
+	if err != nil {
+		if errors.Is(err, ErrOverloaded) {
+			return &Report{World: path, Name: Name(path), Rubric: o.Rubric.Name, Mode: "offline", Status: Overloaded,
+				Reason: err.Error(), NotBuilt: NotBuilt}, nil
+		}
+		return nil, err
+	}
+	html, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the world: %w", err)
+	}
+	return Grade(o.Rubric, path, string(html), c), nil
+}
+
+// ErrOverloaded: the world missed its deadline on every attempt while the
+// machine was overloaded, and a blank page could not run promptly either.
+var ErrOverloaded = errors.New("the machine was too overloaded to capture the world")
+
+// captureUnderLoad captures the world; when a call into it misses its
+// deadline while the machine is overloaded (trial.OverloadPerCore), it
+// captures again with the deadline doubled, up to trial.DefaultRetries
+// times, as trials do; then a blank page must load and step within a
+// twentieth of the deadline (at least trial.HealthWithin) for the miss to
+// be the world's, else ErrOverloaded.
+func captureUnderLoad(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, dir string, o capture.Options) (*capture.Capture, error) {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = session.DefaultCallTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := capture.Run(ctx, b, res, path, dir, o)
+		if err != nil || !c.DeadlineMissed {
+			return c, err
+		}
+		l := trial.LoadPerCore()
+		if l <= trial.OverloadPerCore {
+			return c, nil
+		}
+		if attempt < trial.DefaultRetries {
+			o.Logger.Info("world missed its deadline on a loaded machine; capturing again", "world", path, "deadline", o.CallTimeout, "load_per_core", l)
+			o.CallTimeout *= 2
+			if err := os.RemoveAll(filepath.Join(dir, "frames")); err != nil {
+				return nil, fmt.Errorf("clearing the frames of the last attempt: %w", err)
+			}
+			continue
+		}
+		within := max(trial.HealthWithin, o.CallTimeout/20)
+		if trial.ProbeHealth(ctx, b, res, within) {
+			c.Failure += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the world's own timeout)", l, within)
+			return c, nil
+		}
+		return nil, fmt.Errorf("%w: it missed its %s deadline %d times with %.1f load per core, and a blank page did not run within %s either",
+			ErrOverloaded, o.CallTimeout, attempt+1, l, within)
+	}
+}
+
+// Name is a world's report folder name: its folder's name for
+// world.html or index.html, else its file name without extension.
+func Name(path string) string {
+	base := filepath.Base(path)
+	if base == "world.html" || base == "index.html" {
+		return filepath.Base(filepath.Dir(path))
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// Grade grades a capture offline.
+func Grade(r *rubric.Rubric, path, html string, c *capture.Capture) *Report {
+	rep := &Report{World: path, Name: Name(path), SHA256: c.SHA256, Rubric: r.Name, Mode: "offline", Capture: c, NotBuilt: NotBuilt}
+	switch {
+	case c.Failure == "":
+		rep.Status = Complete
+	case len(c.Views) == 0:
+		rep.Status, rep.Reason = NotCaptured, c.Failure
+	default:
+		rep.Status, rep.Reason = Partial, c.Failure
+	}
+	rep.Pixels = pixels(r, c)
+	if len(c.Coverage) > 0 {
+		cr := coverage.Map(html, c.EntryURL, c.Coverage)
+		rep.Coverage = &CoverageSummary{Report: cr, NotRun: notRun(cr)}
+	}
+	rep.Tests = tests(r, c, rep.Pixels)
+	rep.Gates = gates(r, c)
+	rep.Score.Max = r.TotalPoints
+	for _, t := range rep.Tests {
+		rep.Score.Judged += t.Judged
+		rep.Score.EarnedOfJudged += t.EarnedOfJudged
+		rep.Score.Unjudged += t.Unjudged
+	}
+	rep.Score.Judged = measure.Round(rep.Score.Judged, 2)
+	rep.Score.EarnedOfJudged = measure.Round(rep.Score.EarnedOfJudged, 2)
+	rep.Score.Unjudged = measure.Round(rep.Score.Unjudged, 2)
+	return rep
+}
+
+func notRun(r *coverage.Report) []Span {
+	var out []Span
+	for l := 1; l < len(r.Lines); l++ {
+		if r.Lines[l] != coverage.NotRun {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].To == l-1 {
+			out[n-1].To = l
+			continue
+		}
+		// Lines with no code in between (blank, markup) join a range too.
+		if n := len(out); n > 0 && gapUnknown(r, out[n-1].To, l) {
+			out[n-1].To = l
+			continue
+		}
+		out = append(out, Span{From: l, To: l})
+	}
+	return out
+}
+
+func gapUnknown(r *coverage.Report, from, to int) bool {
+	for l := from + 1; l < to; l++ {
+		if r.Lines[l] != coverage.Unknown {
+			return false
+		}
+	}
+	return true
+}
+
+func view(c *capture.Capture, name string) *capture.View {
+	for i := range c.Views {
+		if c.Views[i].Name == name {
+			return &c.Views[i]
+		}
+	}
+	return nil
+}
+
+func pixels(r *rubric.Rubric, c *capture.Capture) Pixels {
+	p := Pixels{DayNight: c.DayNight}
+	px := r.Pixels
+	if c.DayNight != nil {
+		day, night := view(c, c.DayNight.Day), view(c, c.DayNight.Night)
+		cc := measure.ChromaConfig{CropLeft: px.Chroma.CropLeft, Width: px.Chroma.Resize[0], Height: px.Chroma.Resize[1], MinSum: px.Chroma.MinRGBSum}
+		kDay := measure.LandChroma(day.RGB(), cc)
+		p.DiffVsDay, p.TintVsDay = map[string]float64{}, map[string]float64{}
+		light, tint := false, false
+		for _, v := range c.Views {
+			if v.Kind != "time" || v.Name == day.Name {
+				continue
+			}
+			d := measure.FrameDiff(day.RGB(), v.RGB(), px.FrameDiff.CropLeft)
+			p.DiffVsDay[v.Name] = d
+			light = light || d >= px.FrameDiff.LightChange
+			// A dusk or dawn is between day and night: with more samples
+			// than WorldBench's four times of day, only those whose lit
+			// luma lies in the middle half of the night–day range count
+			// (else every dark sample would pass as a "tint").
+			lo, hi := night.Luma+(day.Luma-night.Luma)/4, day.Luma-(day.Luma-night.Luma)/4
+			if v.Name != night.Name && v.Luma >= lo && v.Luma <= hi {
+				s := measure.Shift(kDay, measure.LandChroma(v.RGB(), cc))
+				p.TintVsDay[v.Name] = s
+				tint = tint || s >= px.Chroma.DuskShift
+			}
+		}
+		p.LightFollowsSun, p.DuskDawnTint = &light, &tint
+		if len(c.Seasons) >= 2 {
+			p.SeasonShift = map[string]float64{}
+			var first measure.Chroma
+			for _, a := range c.Aliases {
+				if !strings.HasPrefix(a.Name, "season_") {
+					continue
+				}
+				k := measure.LandChroma(view(c, a.Of).RGB(), cc)
+				if len(p.SeasonShift) == 0 {
+					first = k
+				}
+				p.SeasonShift[a.Name] = measure.Shift(first, k)
+			}
+		}
+	}
+	if len(c.Bursts) > 0 {
+		m := 0.0
+		for _, b := range c.Bursts {
+			m = max(m, b.Fraction)
+		}
+		gate := m >= px.MotionMin
+		p.Motion, p.MotionGate = &m, &gate
+	}
+	return p
+}
+
+const (
+	reasonCode    = "needs the code probe (a model); offline"
+	reasonSight   = "needs the visual judge over blind-confirmed frames (a model); offline"
+	reasonNoFrame = "no frames were captured"
+)
+
+func tests(r *rubric.Rubric, c *capture.Capture, p Pixels) []TestReport {
+	var out []TestReport
+	wide := []string{}
+	for _, a := range c.Aliases {
+		if a.Name == "overview" {
+			wide = append(wide, a.Of)
+		}
+	}
+	for _, v := range c.Views {
+		if v.Kind == "orbit" {
+			wide = append(wide, v.Name)
+		}
+	}
+	var burstFrames []string
+	for _, b := range c.Bursts {
+		burstFrames = append(burstFrames, b.Overlay)
+	}
+	for ti := range r.Tests {
+		t := &r.Tests[ti]
+		tr := TestReport{ID: t.ID, Title: t.Title, Points: t.Points}
+		for _, part := range t.Parts {
+			if part.ID == "visual_bughunt" {
+				pr := PartReport{ID: part.ID, Points: part.Points, Status: result.StatusUnjudged, Reason: "needs the visual bug-hunt (a vision model, 1 or 3 votes per frame); offline", Frames: wide}
+				tr.Parts = append(tr.Parts, pr)
+				tr.Unjudged += part.Points
+			}
+		}
+		if t.ID == "WC002" {
+			// Coverage and placement: a model classifies the code; the
+			// frames count only through blind identification.
+			tr.Unjudged += t.Points
+			tr.Parts = append(tr.Parts, PartReport{ID: "coverage_and_placement", Points: t.Points, Status: result.StatusUnjudged,
+				Reason: "needs the classify and extract models and blind identification; offline"})
+		}
+		for _, it := range t.Items {
+			ir := ItemReport{ID: it.ID, Biome: it.Biome, Label: it.Label, Points: r.ItemPoints(t, it)}
+			shares := halfShares(t.ID, it)
+			all := true
+			earned := 0.0
+			for _, h := range it.Halves {
+				hr := HalfReport{Half: h, Share: shares[h], Status: result.StatusUnjudged}
+				switch h {
+				case rubric.HalfCode, rubric.HalfCodeMotion:
+					hr.Reason = reasonCode
+				case rubric.HalfSightMotion:
+					hr.Reason = reasonSight + "; the burst gate is measured"
+					hr.Frames = burstFrames
+					if p.Motion != nil {
+						hr.Measure = map[string]any{"max_fraction": *p.Motion, "gate": *p.MotionGate}
+					}
+				default:
+					hr.Reason = reasonSight
+					if len(c.Views) == 0 {
+						hr.Reason = reasonNoFrame
+					}
+					if t.ID == "WC005" {
+						sightWC005(&hr, it, c, p)
+					}
+				}
+				pts := measure.Round(ir.Points*hr.Share, 2)
+				switch hr.Status {
+				case StatusPass:
+					tr.Judged += pts
+					tr.EarnedOfJudged += pts
+					earned += pts
+				case StatusFail:
+					tr.Judged += pts
+				default:
+					all = false
+					tr.Unjudged += pts
+				}
+				ir.Halves = append(ir.Halves, hr)
+			}
+			if all {
+				e := measure.Round(earned, 2)
+				ir.Earned = &e
+			}
+			tr.Items = append(tr.Items, ir)
+		}
+		for _, f := range t.Forbidden {
+			tr.Forbidden = append(tr.Forbidden, ItemReport{ID: f.ID, Biome: f.Biome, Label: f.Label, Points: -f.Penalty, Halves: []HalfReport{
+				{Half: rubric.HalfCode, Status: result.StatusUnjudged, Reason: reasonCode},
+				{Half: rubric.HalfSight, Status: result.StatusUnjudged, Reason: reasonSight},
+			}})
+		}
+		tr.Judged = measure.Round(tr.Judged, 2)
+		tr.EarnedOfJudged = measure.Round(tr.EarnedOfJudged, 2)
+		// The test's maximum is fixed (WorldBench rounds each item's
+		// points, so they may not add up to it exactly): what is not
+		// judged is the rest of it.
+		if tr.Unjudged > 0 {
+			tr.Unjudged = measure.Round(t.Points-tr.Judged, 2)
+		}
+		if tr.Unjudged == 0 {
+			e := tr.EarnedOfJudged
+			tr.Earned = &e
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// halfShares is each half's share of its item (WorldBench's formulas):
+// WC003 half code, half sight; WC004 half look (code, sight) and half
+// motion (code, or code and pixels for weather, water and terrain); WC005
+// half and half when the item has a sight verdict; code alone otherwise.
+func halfShares(test string, it rubric.Item) map[string]float64 {
+	out := map[string]float64{}
+	hs := it.Halves
+	switch {
+	case len(hs) == 1:
+		out[hs[0]] = 1
+	case test == "WC004" && it.Motion:
+		out[rubric.HalfCode], out[rubric.HalfSight] = 0.25, 0.25
+		if len(hs) == 4 {
+			out[rubric.HalfCodeMotion], out[rubric.HalfSightMotion] = 0.25, 0.25
+		} else {
+			out[rubric.HalfCodeMotion] = 0.5
+		}
+	default:
+		for _, h := range hs {
+			out[h] = 1 / float64(len(hs))
+		}
+	}
+	return out
+}
+
+// sightWC005 judges WC005's pixel halves from the time samples.
+func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
+	if it.Sight != "pixel" {
+		return
+	}
+	set := func(ok bool, m map[string]any) {
+		hr.Status, hr.Measure = StatusFail, m
+		if ok {
+			hr.Status = StatusPass
+		}
+	}
+	var times []string
+	for _, v := range c.Views {
+		if v.Kind == "time" {
+			times = append(times, v.Name)
+		}
+	}
+	hr.Frames = times
+	switch it.Measure {
+	case "night_dimming":
+		if dn := p.DayNight; dn != nil {
+			hr.Reason = "lit luma of the brightest and darkest time samples"
+			set(dn.Pinned, map[string]any{"day": dn.Day, "night": dn.Night, "gap": dn.Gap})
+		}
+	case "light_follows_sun":
+		if p.LightFollowsSun != nil {
+			hr.Reason = "frame difference from the day frame"
+			set(*p.LightFollowsSun, map[string]any{"diff_vs_day": p.DiffVsDay})
+		}
+	case "dusk_dawn_tint":
+		if p.DuskDawnTint != nil {
+			hr.Reason = "chroma shift from the day frame of the samples between day and night (lit luma in the middle half of their range)"
+			set(*p.DuskDawnTint, map[string]any{"tint_vs_day": p.TintVsDay})
+		}
+	case "season_world_tint":
+		hr.Reason = "unjudged: the season views are time samples at different times of day, so their tint is not the season's alone; the shifts are shown"
+		if p.SeasonShift != nil {
+			hr.Measure = map[string]any{"season_shift": p.SeasonShift}
+		} else {
+			hr.Reason = "unjudged: " + c.SeasonsNote
+		}
+	}
+}
+
+func gates(r *rubric.Rubric, c *capture.Capture) []GateReport {
+	var out []GateReport
+	for _, g := range r.Gates {
+		gr := GateReport{ID: g.ID, Status: result.StatusUnjudged, Reason: "needs a vision model; offline"}
+		switch g.ID {
+		case "structural":
+			gr.Status, gr.Reason = StatusPass, "non-empty and names three, canvas or webgl"
+			if strings.HasPrefix(c.Failure, "structural:") {
+				gr.Status, gr.Reason = StatusFail, c.Failure
+			}
+		case "clock_patch":
+			gr.Status, gr.Reason = StatusNotApplicable, "worldprobe drives the world's clock itself (virtual time); no model patches the world"
+		case "island_gate":
+			gr.Reason = "follows ocean_void, which needs a vision model; offline"
+		}
+		out = append(out, gr)
+	}
+	return out
+}
+
+// Write writes dir/judge.json and dir/report.html.
+func Write(dir string, rep *Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding judge.json: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "judge.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing judge.json: %w", err)
+	}
+	return writeHTML(filepath.Join(dir, "report.html"), rep)
+}
+
+// sortedKeys lists a map's keys in order, for the HTML report.
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
