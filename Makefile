@@ -13,29 +13,29 @@ all: build
 ## user when run as root, vendored npm packages) and build
 setup: chromium ffmpeg espeak-ng postgresql browser-user web build
 
+# apt_install PACKAGE installs one Debian package with apt-get (through sudo unless run as
+# root): the only way setup installs anything outside Go modules and npm.
+apt_install = echo "installing Debian $(1) (apt-get)"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(1) >/dev/null
+
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$WORLDPROBE_CHROMIUM" ]; then \
-		echo "installing Debian chromium (apt-get)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+		$(call apt_install,chromium); \
 	fi
 
 # ffmpeg (and its ffprobe) encode each XR trial's video (docs/xr.md); without it a trial
 # gets a contact sheet instead.
 ffmpeg:
 	@if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then \
-		echo "installing Debian ffmpeg (apt-get)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq ffmpeg >/dev/null; \
+		$(call apt_install,ffmpeg); \
 	fi
 
 # espeak-ng speaks the text of an injectAudio step's say: into the page's synthetic
 # microphone (docs/audio.md); without it such a step fails as infrastructure.
 espeak-ng:
 	@if ! command -v espeak-ng >/dev/null 2>&1; then \
-		echo "installing Debian espeak-ng (apt-get)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq espeak-ng >/dev/null; \
+		$(call apt_install,espeak-ng); \
 	fi
 
 # PostgreSQL's server binaries (initdb, postgres in /usr/lib/postgresql/<v>/bin) for the
@@ -44,9 +44,7 @@ espeak-ng:
 # service is never used.
 postgresql:
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && [ -z "$$WORLDPROBE_PG_BIN" ]; then \
-		echo "installing Debian postgresql (apt-get)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+		$(call apt_install,postgresql); \
 	fi
 
 # As root, Chromium's sandbox cannot start, so worldprobe runs the browser as this
