@@ -663,9 +663,10 @@
     }
     // Per analyser: its last time-domain window and smoothed magnitudes.
     const analysers = new WeakMap();
-    // window returns the analyser's state with x, its fftSize most recent
+    // windowOf returns the analyser's state with x, its fftSize most recent
     // samples at the virtual time, or null when the real analyser answers.
     function windowOf(node) {
+      if (hidden === null) return null; // no microphone was ever opened
       const terms = [], found = { other: false };
       plan(node, 1, terms, found, 0);
       if (terms.length === 0) return null;
@@ -733,6 +734,9 @@
       }
     }
     deliverAudio = () => {
+      // Until a microphone opens, nothing can be fed by it: a page without
+      // one pays nothing per frame.
+      if (hidden === null) return;
       for (let i = 0; i < processors.length; i++) {
         const rec = processors[i];
         const terms = spTerms(rec);
