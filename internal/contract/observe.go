@@ -284,7 +284,6 @@ func objectRef(v ref.Val) (ObjectRef, ref.Val) {
 	return ObjectRef{}, errorf("want an object name or a tag {\"role\": ..., \"name\": ...}, got %s", typeName(v))
 }
 
-// call runs one observation, memoised by function and arguments.
 // joint is a joint of a tracked hand as the page's XR frame reports it:
 // {position [x, y, z], orientation [x, y, z, w]} in local-floor space.
 func (o *observer) joint(hand, name string) (any, error) {
@@ -298,18 +297,7 @@ func (o *observer) joint(hand, name string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := x.XRInputMode(o.ctx)
-	if err != nil {
-		return nil, err
-	}
-	if mode == "controller" {
-		return nil, fmt.Errorf("the %s hand's %s is not tracked: its active input is a controller: %w", hand, name, target.ErrNotFound)
-	}
-	h, err := capability[XRHands](o.page, "joint()")
-	if err != nil {
-		return nil, err
-	}
-	p, q, err := h.XRJointPose(o.ctx, hand, name)
+	p, q, err := jointPose(o.ctx, o.page, x, hand, name, "joint()", "")
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +313,7 @@ func floatsAny(xs []float64) []any {
 	return out
 }
 
+// call runs one observation, memoised by function and arguments.
 func (o *observer) call(fn string, args []any, read func() (any, error)) ref.Val {
 	key := fn + "(" + formatArgs(args) + ")"
 	if v, ok := o.cache[key]; ok {

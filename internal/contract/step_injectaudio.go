@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/audio"
 )
 
 // StepInjectAudio plays a sound through the page's synthetic microphone.
@@ -73,14 +75,14 @@ func parseInjectAudio(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 			p.errorf(say.value, "%s: say: want some text", what)
 			ok = false
 		}
-		if n := len([]rune(t)); n > maxSayRunes {
-			p.errorf(say.value, "%s: say: %d characters, at most %d", what, n, maxSayRunes)
+		if n := len([]rune(t)); n > audio.MaxSayRunes {
+			p.errorf(say.value, "%s: say: %d characters, at most %d", what, n, audio.MaxSayRunes)
 			ok = false
 		}
 		a.Sound.Say, a.Sound.Voice = t, DefaultVoice
 		if vf, has := fields["voice"]; has {
 			voice, good := p.str(vf.value, what+": voice")
-			if good && !validVoice(voice) {
+			if good && !audio.ValidVoice(voice) {
 				p.errorf(vf.value, "%s: voice: %q is not an espeak-ng voice name (en, en-us, fr, de, …; `espeak-ng --voices` lists them)", what, voice)
 				good = false
 			}
@@ -94,26 +96,6 @@ func parseInjectAudio(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 		a.Frames = n
 	}
 	return a, ok
-}
-
-// maxSayRunes matches audio.MaxSayRunes (the contract package does not
-// depend on audio).
-const maxSayRunes = 500
-
-// validVoice matches audio.ValidVoice.
-func validVoice(v string) bool {
-	if v == "" || len(v) > 40 {
-		return false
-	}
-	for i, r := range v {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case i > 0 && (r == '_' || r == '+' || r == '-'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // badWAVPath says what is wrong with a wav: path, "" when nothing is: it

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -133,32 +134,34 @@ func (x *exec) worldPoint(t Target) ([]float64, error) {
 		}
 		return objectPosition(o, t)
 	case target.KindJoint:
-		p, _, err := x.jointPose(t.Joint)
+		xr, err := x.headset()
+		if err != nil {
+			return nil, err
+		}
+		p, _, err := jointPose(x.ctx, x.page, xr, t.Joint.Hand, t.Joint.Name,
+			"hand joints (a {joint: …} target)", " (a gesture, hand or setHandPose step switches to hands)")
 		return p, err
 	}
 	return nil, Infra(fmt.Errorf("%s is not an XR target", t))
 }
 
-// jointPose is where a joint of a tracked hand is now. A hand whose active
-// input is a controller has no joints: a failed target.
-func (x *exec) jointPose(j *target.Joint) ([]float64, []float64, error) {
-	xr, err := x.headset()
-	if err != nil {
-		return nil, nil, err
-	}
-	mode, err := xr.XRInputMode(x.ctx)
+// jointPose is where a joint of a tracked hand is now (a {joint: …} target,
+// joint()); what names the asker when the page cannot read joints. A hand
+// whose active input is a controller has no joints: a failed target, its
+// message ended by hint.
+func jointPose(ctx context.Context, page Page, xr XR, hand, name, what, hint string) ([]float64, []float64, error) {
+	mode, err := xr.XRInputMode(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if mode == "controller" {
-		return nil, nil, fmt.Errorf("the %s hand's %s is not tracked: its active input is a controller (a gesture, hand or setHandPose step switches to hands): %w",
-			j.Hand, j.Name, target.ErrNotFound)
+		return nil, nil, fmt.Errorf("the %s hand's %s is not tracked: its active input is a controller%s: %w", hand, name, hint, target.ErrNotFound)
 	}
-	hands, err := capability[XRHands](x.page, "hand joints (a {joint: …} target)")
+	hands, err := capability[XRHands](page, what)
 	if err != nil {
 		return nil, nil, err
 	}
-	return hands.XRJointPose(x.ctx, j.Hand, j.Name)
+	return hands.XRJointPose(ctx, hand, name)
 }
 
 // tagged describes the one scene object a {tag: name} target names: the

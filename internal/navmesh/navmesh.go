@@ -29,6 +29,7 @@
 package navmesh
 
 import (
+	"container/heap"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -384,11 +385,9 @@ func (g *Grid) astar(start int, isGoal func(int) bool, h func(int) float64) ([]i
 		cost[k], from[k] = math.Inf(1), -1
 	}
 	cost[start] = 0
-	open := &heap{}
-	open.push(item{f: h(start), h: h(start), k: start})
-	for open.len() > 0 {
-		it := open.pop()
-		k := it.k
+	open := &openSet{{f: h(start), h: h(start), k: start}}
+	for open.Len() > 0 {
+		k := heap.Pop(open).(item).k
 		if done[k] {
 			continue
 		}
@@ -420,7 +419,7 @@ func (g *Grid) astar(start int, isGoal func(int) bool, h func(int) float64) ([]i
 			if c := cost[k] + step; c < cost[nk]-1e-12 {
 				cost[nk], from[nk] = c, k
 				hk := h(nk)
-				open.push(item{f: c + hk, h: hk, k: nk})
+				heap.Push(open, item{f: c + hk, h: hk, k: nk})
 			}
 		}
 	}
@@ -545,57 +544,33 @@ func segDist(a, b, c pt) float64 {
 	return math.Hypot(a.x+t*dx-c.x, a.z+t*dz-c.z)
 }
 
-// heap is a binary min-heap of A*'s open cells, ordered by f, then h,
-// then cell index.
-type heap struct{ items []item }
+// openSet is A*'s open cells, a min-heap (container/heap) ordered by f,
+// then h, then cell index.
+type openSet []item
 
 type item struct {
 	f, h float64
 	k    int
 }
 
-func (a item) less(b item) bool {
-	if a.f != b.f {
-		return a.f < b.f
+func (q openSet) Len() int { return len(q) }
+
+func (q openSet) Less(a, b int) bool {
+	if q[a].f != q[b].f {
+		return q[a].f < q[b].f
 	}
-	if a.h != b.h {
-		return a.h < b.h
+	if q[a].h != q[b].h {
+		return q[a].h < q[b].h
 	}
-	return a.k < b.k
+	return q[a].k < q[b].k
 }
 
-func (q *heap) len() int { return len(q.items) }
+func (q openSet) Swap(a, b int) { q[a], q[b] = q[b], q[a] }
 
-func (q *heap) push(it item) {
-	q.items = append(q.items, it)
-	for i := len(q.items) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.items[i].less(q.items[p]) {
-			break
-		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
-		i = p
-	}
-}
+func (q *openSet) Push(x any) { *q = append(*q, x.(item)) }
 
-func (q *heap) pop() item {
-	top := q.items[0]
-	last := len(q.items) - 1
-	q.items[0] = q.items[last]
-	q.items = q.items[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(q.items) && q.items[l].less(q.items[m]) {
-			m = l
-		}
-		if r < len(q.items) && q.items[r].less(q.items[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
-		i = m
-	}
-	return top
+func (q *openSet) Pop() any {
+	it := (*q)[len(*q)-1]
+	*q = (*q)[:len(*q)-1]
+	return it
 }

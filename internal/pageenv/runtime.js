@@ -663,9 +663,10 @@
     }
     // Per analyser: its last time-domain window and smoothed magnitudes.
     const analysers = new WeakMap();
-    // window returns the analyser's state with x, its fftSize most recent
+    // windowOf returns the analyser's state with x, its fftSize most recent
     // samples at the virtual time, or null when the real analyser answers.
     function windowOf(node) {
+      if (hidden === null) return null; // no microphone was ever opened
       const terms = [], found = { other: false };
       plan(node, 1, terms, found, 0);
       if (terms.length === 0) return null;
@@ -733,6 +734,9 @@
       }
     }
     deliverAudio = () => {
+      // Until a microphone opens, nothing can be fed by it: a page without
+      // one pays nothing per frame.
+      if (hidden === null) return;
       for (let i = 0; i < processors.length; i++) {
         const rec = processors[i];
         const terms = spTerms(rec);
@@ -1636,6 +1640,12 @@
     if (!s) return JSONStringify(out);
     const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
     const mlo = [Infinity, Infinity, Infinity], mhi = [-Infinity, -Infinity, -Infinity];
+    // grow widens the box [l, h] to hold (x, y, z); boxOf renders a box.
+    const grow = (l, h, x, y, z) => {
+      if (x < l[0]) l[0] = x; if (y < l[1]) l[1] = y; if (z < l[2]) l[2] = z;
+      if (x > h[0]) h[0] = x; if (y > h[1]) h[1] = y; if (z > h[2]) h[2] = z;
+    };
+    const boxOf = (l, h) => ({ min: [round6(l[0]), round6(l[1]), round6(l[2])], max: [round6(h[0]), round6(h[1]), round6(h[2])] });
     let visited = 0;
     // visit counts one object and returns whether it is visible; the walk
     // is iterative (a scene nested 100,000 deep cannot overflow the stack)
@@ -1670,12 +1680,8 @@
               const wx = e[0] * x + e[4] * y + e[8] * z + e[12];
               const wy = e[1] * x + e[5] * y + e[9] * z + e[13];
               const wz = e[2] * x + e[6] * y + e[10] * z + e[14];
-              if (wx < lo[0]) lo[0] = wx; if (wy < lo[1]) lo[1] = wy; if (wz < lo[2]) lo[2] = wz;
-              if (wx > hi[0]) hi[0] = wx; if (wy > hi[1]) hi[1] = wy; if (wz > hi[2]) hi[2] = wz;
-              if (o.isMesh) {
-                if (wx < mlo[0]) mlo[0] = wx; if (wy < mlo[1]) mlo[1] = wy; if (wz < mlo[2]) mlo[2] = wz;
-                if (wx > mhi[0]) mhi[0] = wx; if (wy > mhi[1]) mhi[1] = wy; if (wz > mhi[2]) mhi[2] = wz;
-              }
+              grow(lo, hi, wx, wy, wz);
+              if (o.isMesh) grow(mlo, mhi, wx, wy, wz);
             }
           }
         }
@@ -1704,8 +1710,8 @@
       }
     };
     try { walk(s); } catch (e) { out.error = String(e && e.message || e); }
-    if (lo[0] <= hi[0]) out.bounds = { min: [round6(lo[0]), round6(lo[1]), round6(lo[2])], max: [round6(hi[0]), round6(hi[1]), round6(hi[2])] };
-    if (mlo[0] <= mhi[0]) out.mesh_bounds = { min: [round6(mlo[0]), round6(mlo[1]), round6(mlo[2])], max: [round6(mhi[0]), round6(mhi[1]), round6(mhi[2])] };
+    if (lo[0] <= hi[0]) out.bounds = boxOf(lo, hi);
+    if (mlo[0] <= mhi[0]) out.mesh_bounds = boxOf(mlo, mhi);
     const cam = lastCamera;
     if (cam) {
       const e = cam.matrixWorld ? cam.matrixWorld.elements : null;

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,16 +62,11 @@ var HandJoints = []string{
 // JointParent is the joint a hand joint hangs from: the one before it in
 // its finger (or thumb), the wrist for a metacarpal, "" for the wrist.
 func JointParent(name string) string {
-	i := -1
-	for k, j := range HandJoints {
-		if j == name {
-			i = k
-		}
-	}
+	i := slices.Index(HandJoints, name)
 	switch {
 	case i <= 0:
 		return ""
-	case i == 1 || (i-5)%5 == 0 && i >= 5:
+	case strings.HasSuffix(name, "-metacarpal"):
 		return "wrist"
 	}
 	return HandJoints[i-1]

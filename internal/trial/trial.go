@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -458,18 +459,13 @@ func xrRooms(res *resolve.Resolver, t *task.Task) func(room string) *pageRoom {
 		if r, ok := cache[src]; ok {
 			return r
 		}
-		var parsed *navmesh.Room
-		var err error
-		r := &pageRoom{label: contract.RoomLabel(src)}
-		r.load = func() (*navmesh.Room, error) {
-			if parsed == nil && err == nil {
-				var scene []byte
-				if scene, err = xr.RoomScene(res, src); err == nil {
-					parsed, err = navmesh.ParseRoom(scene)
-				}
+		r := &pageRoom{label: contract.RoomLabel(src), load: sync.OnceValues(func() (*navmesh.Room, error) {
+			scene, err := xr.RoomScene(res, src)
+			if err != nil {
+				return nil, err
 			}
-			return parsed, err
-		}
+			return navmesh.ParseRoom(scene)
+		})}
 		cache[src] = r
 		return r
 	}
