@@ -19,7 +19,8 @@ const Rate = 48000
 const MaxSeconds = 60
 
 // Sound is decoded audio: one slice of samples in [-1, 1] per channel, all
-// of the same length, at Rate samples a second.
+// of the same length, at its field Rate samples a second (the file's own
+// rate; the package's Rate is what the microphone plays).
 type Sound struct {
 	Rate     int
 	Channels [][]float64
