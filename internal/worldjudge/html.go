@@ -5,8 +5,8 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
-	"os"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/result"
 )
 
@@ -36,13 +36,14 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(reportTmpl))
 
+// writeHTML renders report.html. Page text in it (errors, refused URLs,
+// function names) is escaped by html/template, and its
+// Content-Security-Policy, as internal/report's, lets nothing that escaped
+// escaping run or fetch: no script, images from the report's folder only.
 func writeHTML(path string, rep *Report) error {
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, rep); err != nil {
 		return fmt.Errorf("rendering report.html: %w", err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing report.html: %w", err)
-	}
-	return nil
+	return atomicfile.Write(path, buf.Bytes())
 }

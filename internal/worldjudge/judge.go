@@ -13,7 +13,6 @@ package worldjudge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/browser"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/result"
@@ -126,21 +126,39 @@ type Span struct {
 	To   int `json:"to"`
 }
 
+// Tally is what a test, or the whole ladder, earned so far.
+type Tally struct {
+	// Earned is null until every half is judged (forbidden items too).
+	Earned *float64 `json:"earned"`
+	// Judged is the points whose halves have a verdict; EarnedOfJudged
+	// what those earned; Unjudged the rest.
+	Judged         float64 `json:"judged"`
+	EarnedOfJudged float64 `json:"earned_of_judged"`
+	Unjudged       float64 `json:"unjudged"`
+}
+
+// round rounds the tally to 2 decimals and closes it (Earned) when open
+// is false.
+func (t *Tally) round(open bool) {
+	t.Judged = measure.Round(t.Judged, 2)
+	t.EarnedOfJudged = measure.Round(t.EarnedOfJudged, 2)
+	t.Unjudged = measure.Round(t.Unjudged, 2)
+	t.Earned = nil
+	if !open {
+		e := t.EarnedOfJudged
+		t.Earned = &e
+	}
+}
+
 // TestReport is one test of the ladder.
 type TestReport struct {
 	ID     string  `json:"id"`
 	Title  string  `json:"title"`
 	Points float64 `json:"points"`
-	// Earned is null until every half is judged.
-	Earned *float64 `json:"earned"`
-	// Judged is the points whose halves have a verdict; EarnedOfJudged
-	// what those earned; Unjudged the rest.
-	Judged         float64      `json:"judged"`
-	EarnedOfJudged float64      `json:"earned_of_judged"`
-	Unjudged       float64      `json:"unjudged"`
-	Parts          []PartReport `json:"parts,omitempty"`
-	Items          []ItemReport `json:"items,omitempty"`
-	Forbidden      []ItemReport `json:"forbidden,omitempty"`
+	Tally
+	Parts     []PartReport `json:"parts,omitempty"`
+	Items     []ItemReport `json:"items,omitempty"`
+	Forbidden []ItemReport `json:"forbidden,omitempty"`
 }
 
 // PartReport is a separately scored part (WC001's bug-hunt).
@@ -181,13 +199,10 @@ type GateReport struct {
 	Reason string `json:"reason"`
 }
 
-// Score is the ladder's total, open while anything is unjudged.
+// Score is the ladder's total, open while any test is.
 type Score struct {
-	Max            float64  `json:"max"`
-	Earned         *float64 `json:"earned"`
-	Judged         float64  `json:"judged"`
-	EarnedOfJudged float64  `json:"earned_of_judged"`
-	Unjudged       float64  `json:"unjudged"`
+	Max float64 `json:"max"`
+	Tally
 }
 
 // NotBuilt is what phase 1 leaves out, said in every report.
@@ -206,17 +221,14 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug of ours must not end the run: the world gets a reason.
-			rep = &Report{World: path, Name: Name(path), Rubric: o.Rubric.Name, Mode: "offline", Status: NotCaptured,
-				Reason: fmt.Sprintf("the judge failed: %v", p), NotBuilt: NotBuilt}
-			err = nil
+			rep, err = uncaptured(path, o.Rubric, NotCaptured, fmt.Sprintf("the judge failed: %v", p)), nil
 			_ = os.WriteFile(filepath.Join(dir, "panic.txt"), debug.Stack(), 0o644)
 		}
 	}()
 	c, err := captureUnderLoad(ctx, b, res, path, dir, o.Capture)
 	if err != nil {
 		if errors.Is(err, ErrOverloaded) {
-			return &Report{World: path, Name: Name(path), Rubric: o.Rubric.Name, Mode: "offline", Status: Overloaded,
-				Reason: err.Error(), NotBuilt: NotBuilt}, nil
+			return uncaptured(path, o.Rubric, Overloaded, err.Error()), nil
 		}
 		return nil, err
 	}
@@ -225,6 +237,11 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
 	return Grade(o.Rubric, path, string(html), c), nil
+}
+
+// uncaptured is the report of a world with no capture at all.
+func uncaptured(path string, r *rubric.Rubric, status, reason string) *Report {
+	return &Report{World: path, Name: Name(path), Rubric: r.Name, Mode: "offline", Status: status, Reason: reason, NotBuilt: NotBuilt}
 }
 
 // ErrOverloaded: the world missed its deadline on every attempt while the
@@ -300,14 +317,14 @@ func Grade(r *rubric.Rubric, path, html string, c *capture.Capture) *Report {
 	rep.Tests = tests(r, c, rep.Pixels)
 	rep.Gates = gates(r, c)
 	rep.Score.Max = r.TotalPoints
+	open := false
 	for _, t := range rep.Tests {
 		rep.Score.Judged += t.Judged
 		rep.Score.EarnedOfJudged += t.EarnedOfJudged
 		rep.Score.Unjudged += t.Unjudged
+		open = open || t.Earned == nil
 	}
-	rep.Score.Judged = measure.Round(rep.Score.Judged, 2)
-	rep.Score.EarnedOfJudged = measure.Round(rep.Score.EarnedOfJudged, 2)
-	rep.Score.Unjudged = measure.Round(rep.Score.Unjudged, 2)
+	rep.Score.round(open)
 	return rep
 }
 
@@ -494,18 +511,14 @@ func tests(r *rubric.Rubric, c *capture.Capture, p Pixels) []TestReport {
 				{Half: rubric.HalfSight, Status: result.StatusUnjudged, Reason: reasonSight},
 			}})
 		}
-		tr.Judged = measure.Round(tr.Judged, 2)
-		tr.EarnedOfJudged = measure.Round(tr.EarnedOfJudged, 2)
 		// The test's maximum is fixed (WorldBench rounds each item's
 		// points, so they may not add up to it exactly): what is not
-		// judged is the rest of it.
+		// judged is the rest of it. A forbidden item's penalty is open
+		// until judged (none is, offline).
 		if tr.Unjudged > 0 {
-			tr.Unjudged = measure.Round(t.Points-tr.Judged, 2)
+			tr.Unjudged = t.Points - measure.Round(tr.Judged, 2)
 		}
-		if tr.Unjudged == 0 {
-			e := tr.EarnedOfJudged
-			tr.Earned = &e
-		}
+		tr.round(tr.Unjudged > 0 || len(tr.Forbidden) > 0)
 		out = append(out, tr)
 	}
 	return out
@@ -600,14 +613,10 @@ func gates(r *rubric.Rubric, c *capture.Capture) []GateReport {
 	return out
 }
 
-// Write writes dir/judge.json and dir/report.html.
+// Write writes dir/judge.json and dir/report.html, each atomically.
 func Write(dir string, rep *Report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding judge.json: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "judge.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing judge.json: %w", err)
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "judge.json"), rep); err != nil {
+		return err
 	}
 	return writeHTML(filepath.Join(dir, "report.html"), rep)
 }

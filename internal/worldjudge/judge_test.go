@@ -124,6 +124,9 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 	if !strings.Contains(string(html), `src="`) && len(c.Views) > 0 || !strings.Contains(string(html), "unjudged 277") {
 		t.Fatalf("report.html lacks frames or the open score")
 	}
+	if !strings.Contains(string(html), `content="default-src 'none';`) {
+		t.Fatalf("report.html has no Content-Security-Policy")
+	}
 }
 
 func TestName(t *testing.T) {
@@ -149,3 +152,27 @@ func TestNotRunSpansJoinAcrossLinesWithoutCode(t *testing.T) {
 		t.Fatalf("spans %v, want %v", got, want)
 	}
 }
+
+// TestScoreClosesWhenEverythingIsJudged: a ladder whose only half is
+// measured by pixels gets an earned score; a forbidden item, unjudged
+// offline, keeps its test and the score open.
+func TestScoreClosesWhenEverythingIsJudged(t *testing.T) {
+	r := &rubric.Rubric{Name: "tiny", TotalPoints: 2, Pixels: island(t).Pixels, Tests: []rubric.Test{{ID: "WC005", Points: 2, Items: []rubric.Item{
+		{ID: "night_dimming", Points: 2, Halves: []string{rubric.HalfSight}, Sight: "pixel", Measure: "night_dimming"},
+	}}}}
+	c := &capture.Capture{DayNight: &capture.DayNight{Day: "time_00", Night: "time_01", Gap: 170, Pinned: true}}
+	for i, v := range []uint8{200, 30} {
+		c.Views = append(c.Views, capture.WithRGB(capture.View{Name: []string{"time_00", "time_01"}[i], Kind: "time", Luma: float64(v)}, fill(grey3(v))))
+	}
+	rep := Grade(r, "w.html", "", c)
+	if s := rep.Score; s.Earned == nil || *s.Earned != 2 || s.Judged != 2 || s.Unjudged != 0 || rep.Tests[0].Earned == nil || *rep.Tests[0].Earned != 2 {
+		t.Fatalf("score %+v, test %+v", rep.Score, rep.Tests[0].Tally)
+	}
+	r.Tests[0].Forbidden = []rubric.Forbidden{{ID: "eternal_day", Penalty: 1}}
+	rep = Grade(r, "w.html", "", c)
+	if rep.Score.Earned != nil || rep.Tests[0].Earned != nil || rep.Score.Judged != 2 || rep.Score.EarnedOfJudged != 2 {
+		t.Fatalf("with an unjudged forbidden item: score %+v, test %+v", rep.Score, rep.Tests[0].Tally)
+	}
+}
+
+func grey3(v uint8) [3]uint8 { return [3]uint8{v, v, v} }

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
 	"github.com/worldprobe/worldprobe/internal/target"
@@ -241,6 +242,9 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if errors.As(err, new(infraErr)) {
+			return nil, err
+		}
 		c.Failure = err.Error()
 		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
 	}
@@ -253,6 +257,14 @@ type pageErr struct{ err error }
 
 func (e pageErr) Error() string { return pageReason(e.err) }
 func (e pageErr) Unwrap() error { return e.err }
+
+// infraErr is a failure of the harness (a screenshot it cannot decode, a
+// frame it cannot write): Run returns it as its error, never as the
+// world's failure.
+type infraErr struct{ err error }
+
+func (e infraErr) Error() string { return e.err.Error() }
+func (e infraErr) Unwrap() error { return e.err }
 
 // pageReason names a page failure.
 func pageReason(err error) string {
@@ -383,15 +395,15 @@ func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 		}
 		return View{}, err
 	}
-	img, err := png.Decode(bytes.NewReader(px.PNG))
+	img, err := pixel.DecodePNG(px.PNG)
 	if err != nil {
-		return View{}, fmt.Errorf("decoding the screenshot: %w", err)
+		return View{}, infraErr{fmt.Errorf("the screenshot of %s: %w", name, err)}
 	}
 	file := filepath.Join("frames", name+".png")
 	if err := os.WriteFile(filepath.Join(k.out, file), px.PNG, 0o644); err != nil {
-		return View{}, fmt.Errorf("writing %s: %w", file, err)
+		return View{}, infraErr{fmt.Errorf("writing %s: %w", file, err)}
 	}
-	rgb := toRGB(img)
+	rgb := measure.ToRGB(img)
 	pageMs := measure.Round(float64(px.Frame)*1000/k.o.FPS, 3)
 	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: px.Frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
 	l := k.o.Pixels.LitLuma
@@ -407,7 +419,7 @@ var seasonRe = regexp.MustCompile(`(?i)\b(spring|summer|autumn|fall|winter)\b`)
 // seasonWords counts the season names in the page's visible text.
 func (k *capturer) seasonWords(ctx context.Context) map[string]int {
 	var text string
-	_ = k.s.Eval(ctx, 10*time.Second, `(() => { try { return String(document.body ? document.body.innerText : '').slice(0, 20000); } catch (e) { return ''; } })()`, &text)
+	_ = k.s.Eval(ctx, k.limit(), `(() => { try { return String(document.body ? document.body.innerText : '').slice(0, 20000); } catch (e) { return ''; } })()`, &text)
 	out := map[string]int{}
 	for _, m := range seasonRe.FindAllString(text, -1) {
 		w := strings.ToLower(m)
@@ -468,17 +480,15 @@ type camInfo struct {
 // quarter turn left (keeping the camera's elevation) and from 80° above,
 // each looking at the pivot.
 func (k *capturer) orbits(ctx context.Context) error {
-	var raw string
-	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
+	cam, err := k.camera(ctx)
+	if err != nil {
 		return fmt.Errorf("reading the camera: %w", pageErr{err})
 	}
-	var cam *camInfo
-	_ = json.Unmarshal([]byte(raw), &cam)
 	sc, err := k.s.ReadScene(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the scene: %w", pageErr{err})
 	}
-	if cam == nil || len(cam.Position) != 3 {
+	if cam == nil {
 		k.c.Orbit = "no orbits: the page rendered with no camera the harness could see"
 		return nil
 	}
@@ -532,17 +542,15 @@ func (k *capturer) orbits(ctx context.Context) error {
 		}
 		arg, _ := json.Marshal(append(append([]float64{}, pos...), centre...))
 		var ok bool
-		if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
+		if err := k.s.Eval(ctx, k.limit(), "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
 			return fmt.Errorf("posing the camera: %w", pageErr{err})
 		}
-		v, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit")
-		if err != nil {
+		if _, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit"); err != nil {
 			return fmt.Errorf("%s: %w", p.name, pageErr{err})
 		}
 		k.c.Views[len(k.c.Views)-1].Camera = pos
-		_ = v
 	}
-	if err := k.s.Eval(ctx, 10*time.Second, "window.__wj.clearPose()", nil); err != nil {
+	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
 		return fmt.Errorf("clearing the pose: %w", pageErr{err})
 	}
 	return nil
@@ -557,7 +565,7 @@ const hideHUD = `(() => { const s = document.createElement('style'); s.id = '__w
 func (k *capturer) bursts(ctx context.Context) error {
 	b := k.o.Pixels.Bursts
 	gap := int(math.Round(b.GapSeconds * k.o.FPS))
-	if err := k.s.Eval(ctx, 10*time.Second, hideHUD, nil); err != nil {
+	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
 		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
 	}
 	take := func(name string, n int) error {
@@ -583,7 +591,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 		br.Fraction, br.Changed, br.Pixels = m.Fraction, m.Changed, m.Pixels
 		br.Overlay = filepath.ToSlash(filepath.Join("frames", name+"_motion.png"))
 		if err := writePNG(filepath.Join(k.out, br.Overlay), measure.Overlay(first, m.Mask)); err != nil {
-			return err
+			return infraErr{err}
 		}
 		k.c.Bursts = append(k.c.Bursts, br)
 		return nil
@@ -610,16 +618,36 @@ func (k *capturer) bursts(ctx context.Context) error {
 	return take("burst_far", b.FarFrames)
 }
 
-func (k *capturer) cameraPos(ctx context.Context) []float64 {
+// camera reads the camera the page last rendered to the screen with
+// (capture/hook.js), or nil when the harness saw none.
+func (k *capturer) camera(ctx context.Context) (*camInfo, error) {
 	var raw string
-	if err := k.s.Eval(ctx, 10*time.Second, `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
-		return nil
+	if err := k.s.Eval(ctx, k.limit(), `window.__wj ? window.__wj.camera() : 'null'`, &raw); err != nil {
+		return nil, err
 	}
 	var cam *camInfo
 	if json.Unmarshal([]byte(raw), &cam) != nil || cam == nil || len(cam.Position) != 3 {
-		return nil
+		return nil, nil
 	}
-	return cam.Position
+	return cam, nil
+}
+
+// cameraPos is the camera's position, or nil.
+func (k *capturer) cameraPos(ctx context.Context) []float64 {
+	if cam, err := k.camera(ctx); err == nil && cam != nil {
+		return cam.Position
+	}
+	return nil
+}
+
+// limit bounds the capture's own calls into the page (reading the camera
+// and the text, posing, hiding the HUD) by the world's call deadline, so
+// that --timeout and its doubling under load apply to them too.
+func (k *capturer) limit() time.Duration {
+	if k.o.CallTimeout > 0 {
+		return k.o.CallTimeout
+	}
+	return session.DefaultCallTimeout
 }
 
 func dist(a, b []float64) float64 {
@@ -643,34 +671,6 @@ func writePNG(path string, img image.Image) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
-}
-
-// toRGB is measure.ToRGB with fast paths for the screenshot's types.
-func toRGB(img image.Image) measure.RGB {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	switch m := img.(type) {
-	case *image.NRGBA:
-		out := measure.RGB{W: w, H: h, Pix: make([]uint8, w*h*3)}
-		for y := 0; y < h; y++ {
-			row := m.Pix[y*m.Stride:]
-			for x := 0; x < w; x++ {
-				copy(out.Pix[(y*w+x)*3:], row[x*4:x*4+3])
-			}
-		}
-		return out
-	case *image.RGBA:
-		// Opaque screenshots: premultiplied equals straight colour.
-		out := measure.RGB{W: w, H: h, Pix: make([]uint8, w*h*3)}
-		for y := 0; y < h; y++ {
-			row := m.Pix[y*m.Stride:]
-			for x := 0; x < w; x++ {
-				copy(out.Pix[(y*w+x)*3:], row[x*4:x*4+3])
-			}
-		}
-		return out
-	}
-	return measure.ToRGB(img)
 }
 
 // WithRGB returns v holding the pixels m (for graders' tests: a capture's

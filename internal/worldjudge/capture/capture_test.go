@@ -141,3 +141,19 @@ func TestStructuralGate(t *testing.T) {
 		}
 	}
 }
+
+// TestAFrameTheHarnessCannotWriteIsNotTheWorlds: a frame that cannot be
+// written (a folder in its place) stops the capture with an error, not
+// with a failure of the world.
+func TestAFrameTheHarnessCannotWriteIsNotTheWorlds(t *testing.T) {
+	o := DefaultOptions(islandPixels(t))
+	o.Width, o.Height, o.Coverage = 320, 200, false
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, "frames", "time_00.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Run(context.Background(), h.Browser, h.Resolver, filepath.Join("testdata", "isle", "world.html"), out, o)
+	if err == nil || c != nil || !strings.Contains(err.Error(), "time sample 0 (0 s): writing frames/time_00.png") {
+		t.Fatalf("capture %+v, error %v", c, err)
+	}
+}

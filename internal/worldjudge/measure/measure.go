@@ -32,16 +32,31 @@ func Luma8(r, g, b uint8) uint8 {
 	return uint8((uint32(r)*19595 + uint32(g)*38470 + uint32(b)*7471 + 0x8000) >> 16)
 }
 
-// ToRGB copies img into an RGB image (alpha dropped, as a screenshot of
-// an opaque page has none).
+// ToRGB copies img into an RGB image, alpha dropped (a screenshot of an
+// opaque page has none): each pixel is its colour as color.NRGBAModel
+// gives it. NRGBA images, and opaque pixels of RGBA ones (premultiplied
+// equals straight colour there) — what png.Decode returns for screenshots
+// — are copied without converting.
 func ToRGB(img image.Image) RGB {
 	bd := img.Bounds()
 	out := RGB{W: bd.Dx(), H: bd.Dy(), Pix: make([]uint8, bd.Dx()*bd.Dy()*3)}
+	var pix []uint8
+	stride, premultiplied := 0, false
+	switch m := img.(type) {
+	case *image.NRGBA:
+		pix, stride = m.Pix, m.Stride
+	case *image.RGBA:
+		pix, stride, premultiplied = m.Pix, m.Stride, true
+	}
 	i := 0
 	for y := bd.Min.Y; y < bd.Max.Y; y++ {
 		for x := bd.Min.X; x < bd.Max.X; x++ {
-			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			out.Pix[i], out.Pix[i+1], out.Pix[i+2] = c.R, c.G, c.B
+			if o := (y-bd.Min.Y)*stride + (x-bd.Min.X)*4; pix != nil && (!premultiplied || pix[o+3] == 255) {
+				copy(out.Pix[i:i+3], pix[o:o+3])
+			} else {
+				c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2] = c.R, c.G, c.B
+			}
 			i += 3
 		}
 	}

@@ -193,3 +193,41 @@ func TestToRGBDropsAlpha(t *testing.T) {
 		t.Fatalf("%v", got.Pix)
 	}
 }
+
+// TestToRGBCopiesScreenshotsAsTheColourModelDoes: the copied NRGBA and
+// opaque RGBA pixels, the converted translucent RGBA ones and sub-images
+// give what color.NRGBAModel gives pixel by pixel.
+func TestToRGBCopiesScreenshotsAsTheColourModelDoes(t *testing.T) {
+	want := func(img image.Image) []uint8 {
+		var out []uint8
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+				out = append(out, c.R, c.G, c.B)
+			}
+		}
+		return out
+	}
+	n := image.NewNRGBA(image.Rect(0, 0, 3, 2))
+	r := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	for i := 0; i < 6; i++ {
+		n.SetNRGBA(i%3, i/3, color.NRGBA{uint8(40 * i), uint8(200 - 30*i), 7, uint8(255 - 50*(i%2))})
+		r.SetRGBA(i%3, i/3, color.RGBA{uint8(20 * i), uint8(100 - 10*i), 3, uint8(255 - 100*(i%2))})
+	}
+	p := image.NewPaletted(image.Rect(0, 0, 2, 1), color.Palette{color.RGBA{9, 8, 7, 255}, color.RGBA{1, 2, 3, 255}})
+	p.SetColorIndex(1, 0, 1)
+	for name, img := range map[string]image.Image{
+		"nrgba": n, "rgba": r, "paletted": p,
+		"nrgba sub-image": n.SubImage(image.Rect(1, 1, 3, 2)), "rgba sub-image": r.SubImage(image.Rect(1, 0, 2, 2)),
+	} {
+		got := ToRGB(img)
+		if b := img.Bounds(); got.W != b.Dx() || got.H != b.Dy() || !reflect.DeepEqual(got.Pix, want(img)) {
+			t.Errorf("%s: %dx%d %v, want %v", name, got.W, got.H, got.Pix, want(img))
+		}
+	}
+	// A translucent premultiplied pixel is not copied as it is stored.
+	if got := ToRGB(r).Pix[3:6]; reflect.DeepEqual(got, r.Pix[4:7]) {
+		t.Errorf("translucent RGBA pixel copied premultiplied: %v", got)
+	}
+}
