@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/queue"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -68,7 +69,7 @@ queue holds no unfinished trial (start it after the run has enqueued).
 }
 
 func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
-	if !isPostgres(o.DB) {
+	if !store.IsPostgresURL(o.DB) {
 		return usageErr("worker needs --db, a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE)")
 	}
 	if o.RescueAfter <= 0 || o.StopGrace <= 0 {
@@ -93,7 +94,7 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 	if err := q.Start(ctx); err != nil {
 		return runtimeErr(err)
 	}
-	fmt.Fprintf(io.ErrOut, "worker: %d jobs on %s, Chromium %s\n", b.Jobs(), queue.RedactURL(o.DB), b.Version())
+	fmt.Fprintf(io.ErrOut, "worker: %d jobs on %s, Chromium %s\n", b.Jobs(), store.RedactURL(o.DB), b.Version())
 	why := "signalled"
 	if o.Drain {
 		tick := time.NewTicker(time.Second)
