@@ -14,7 +14,6 @@ package queue
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -102,11 +101,10 @@ type Queue struct {
 // SQLite file path; its workers save each run's results in that run
 // folder's results.db.
 func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := store.SQLiteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening the queue %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1) // SQLite takes one writer at a time (riversqlite's advice)
 	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
 		return store.OpenSQLite(ctx, resultsDB(run))

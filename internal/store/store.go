@@ -42,16 +42,28 @@ type SQLite struct{ db *sql.DB }
 
 // OpenSQLite opens (creating if needed) the database at path.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := SQLiteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("creating the schema in %s: %w", path, err)
 	}
 	return &SQLite{db: db}, nil
+}
+
+// SQLiteDB opens the SQLite file at path (created on first use) as the
+// stores use it: write-ahead log, a 10 s busy timeout, and one connection
+// (SQLite takes one writer at a time). River's SQLite queue opens its
+// file with it too.
+func SQLiteDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // Save implements Store.
