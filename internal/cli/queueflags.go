@@ -65,7 +65,7 @@ func (f *queueFlags) describe() string {
 // open opens the queue the flags ask for, with jobs workers started
 // (nil: the in-process pool). The run folder is created when needed, as
 // run.Execute would (closed to other users).
-func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
+func (f *queueFlags) open(ctx context.Context, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
 	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.RescueAfter}
 	var q *queue.Queue
 	var err error

@@ -41,8 +41,7 @@ func (TrialArgs) Kind() string { return kindTrial }
 // InsertOpts implements river.JobArgsWithInsertOpts: unique by run and key
 // in every state but finished ones.
 func (TrialArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
 }
 
 // trialWorker judges trial jobs.
