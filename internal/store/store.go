@@ -107,7 +107,8 @@ func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing trials: %w", err)
 	}
-	return decodeRows(rows)
+	defer rows.Close()
+	return decodeDocs(rows)
 }
 
 // Find implements Store.
@@ -123,20 +124,15 @@ func (s *SQLite) Find(ctx context.Context, keys []string) ([]*result.Trial, erro
 	if err != nil {
 		return nil, fmt.Errorf("finding trials: %w", err)
 	}
-	return decodeRows(rows)
+	defer rows.Close()
+	return decodeDocs(rows)
 }
 
-// rows is what decodeRows reads: *sql.Rows, pgx.Rows.
+// rows is what decodeDocs reads: *sql.Rows, pgx.Rows.
 type rows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
-}
-
-// decodeRows decodes rows of one doc column into trials and closes them.
-func decodeRows(r *sql.Rows) ([]*result.Trial, error) {
-	defer r.Close()
-	return decodeDocs(r)
 }
 
 // decodeDocs decodes rows of one doc column into trials.
