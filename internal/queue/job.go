@@ -152,6 +152,3 @@ func unmarshalArgs(j *rivertype.JobRow, v any) error {
 	}
 	return nil
 }
-
-// resultsDB is the run folder's SQLite results store.
-func resultsDB(run string) string { return filepath.Join(run, "results.db") }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -107,7 +108,7 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 	}
 	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
-		return store.OpenSQLite(ctx, resultsDB(run))
+		return store.OpenSQLite(ctx, filepath.Join(run, store.ResultsDB))
 	}, q)
 	driver := riversqlite.New(db)
 	if err := migrate(ctx, driver); err != nil {

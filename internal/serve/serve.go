@@ -56,9 +56,6 @@ const maxStreams = 64
 // proxy or the browser does not close it.
 const heartbeat = 15 * time.Second
 
-// ResultsDB is the SQLite database of a run folder (docs/cli.md).
-const ResultsDB = "results.db"
-
 // Options configure a Server.
 type Options struct {
 	// Run is the run folder (its trials/ folders hold the evidence); empty
@@ -167,7 +164,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	dsn := o.DB
 	if dsn == "" {
-		dsn = filepath.Join(o.Run, ResultsDB)
+		dsn = filepath.Join(o.Run, store.ResultsDB)
 	}
 	db, err := OpenDB(ctx, dsn, o.Run)
 	if err != nil {

@@ -37,6 +37,9 @@ type Store interface {
 	Close() error
 }
 
+// ResultsDB is the SQLite store of a run folder, in it (docs/cli.md).
+const ResultsDB = "results.db"
+
 // SQLite is a Store in one SQLite file.
 type SQLite struct{ db *sql.DB }
 
