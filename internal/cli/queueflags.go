@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/queue"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -32,11 +32,6 @@ func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
 }
 
-// isPostgres reports whether url is a PostgreSQL URL.
-func isPostgres(url string) bool {
-	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
-}
-
 // check validates the flags with --jobs.
 func (f *queueFlags) check(jobs int) error {
 	switch f.Executor {
@@ -44,8 +39,8 @@ func (f *queueFlags) check(jobs int) error {
 	default:
 		return usageErr("--executor %q: pool or river", f.Executor)
 	}
-	if f.DB != "" && !isPostgres(f.DB) {
-		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", queue.RedactURL(f.DB))
+	if f.DB != "" && !store.IsPostgresURL(f.DB) {
+		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", store.RedactURL(f.DB))
 	}
 	if jobs < 0 || f.DB == "" && jobs < 1 {
 		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers judge)")
@@ -60,7 +55,7 @@ func (f *queueFlags) check(jobs int) error {
 func (f *queueFlags) describe() string {
 	switch {
 	case f.DB != "":
-		return " (River on " + queue.RedactURL(f.DB) + ")"
+		return " (River on " + store.RedactURL(f.DB) + ")"
 	case f.Executor == "river":
 		return " (River on the run folder's queue.db)"
 	}
@@ -70,7 +65,7 @@ func (f *queueFlags) describe() string {
 // open opens the queue the flags ask for, with jobs workers started
 // (nil: the in-process pool). The run folder is created when needed, as
 // run.Execute would (closed to other users).
-func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
+func (f *queueFlags) open(ctx context.Context, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
 	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.RescueAfter}
 	var q *queue.Queue
 	var err error

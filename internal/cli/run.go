@@ -45,10 +45,8 @@ type RunOptions struct {
 	UpdateChanged bool
 	// AllowMissing runs a model whose folder lacks most pages.
 	AllowMissing bool
-	// Video records every trial's probes, NoVideo none; by default only
-	// XR trials record. VideoEvery records every n-th stepped frame.
-	Video, NoVideo bool
-	VideoEvery     int
+	// video choose what the trials record.
+	video videoFlags
 	// resume is the command line that resumes this run (the one given,
 	// without --rerun and --update-changed).
 	resume string
@@ -148,9 +146,7 @@ says how many trials were retried and why.
 	f.StringSliceVar(&o.Rerun, "rerun", nil, "trial classes to run again on resume: infra (not scored: the machine was overloaded), crash (every crash, timeouts included), timeout, fail, pass, all")
 	f.BoolVar(&o.UpdateChanged, "update-changed", false, "resume a run folder whose task folders or candidate pages changed: judge their trials again, keep every other finished trial")
 	f.BoolVar(&o.AllowMissing, "allow-missing", false, "run a --candidates folder that has no page for half the tasks or more (each missing page is a no_candidate crash, scored 0)")
-	f.BoolVar(&o.Video, "video", false, "record every trial's probes, not only XR tasks' (each probe's page a WebM in its trial folder, played on its page of report.html; docs/xr.md)")
-	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")
-	f.IntVar(&o.VideoEvery, "video-every", 1, "record every n-th stepped frame (a clip keeps at most 600 frames: past that it keeps every other one)")
+	o.video.register(f)
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	o.queueFlags.register(f)
 	o.looks.register(f)
@@ -162,7 +158,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if o.Repeat < 1 {
 		return usageErr("--repeat must be at least 1")
 	}
-	video, err := videoOf(o.Video, o.NoVideo, o.VideoEvery)
+	video, err := o.video.value()
 	if err != nil {
 		return err
 	}
@@ -304,7 +300,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			jobs = b.Jobs()
 		}
 		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
-		q, err := o.queueFlags.open(ctx, io, out, jobs, runner)
+		q, err := o.queueFlags.open(ctx, out, jobs, runner)
 		if err != nil {
 			return err
 		}
@@ -508,19 +504,34 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// videoOf is the runner's Video for --video, --no-video and --video-every.
-func videoOf(all, none bool, every int) (trial.Video, error) {
-	if all && none {
+// videoFlags are --video, --no-video and --video-every, which run and
+// worker share: what the trials record.
+type videoFlags struct {
+	// All records every trial's probes, None none; by default only XR
+	// trials record. Every records every n-th stepped frame.
+	All, None bool
+	Every     int
+}
+
+func (f *videoFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.All, "video", false, "record every trial's probes, not only XR tasks' (each probe's page a WebM in its trial folder, played on its page of report.html; docs/xr.md)")
+	fs.BoolVar(&f.None, "no-video", false, "record no trial, XR tasks' included")
+	fs.IntVar(&f.Every, "video-every", 1, "record every n-th stepped frame (a clip keeps at most 600 frames: past that it keeps every other one)")
+}
+
+// value is the runner's Video for the flags.
+func (f *videoFlags) value() (trial.Video, error) {
+	if f.All && f.None {
 		return trial.Video{}, usageErr("--video and --no-video contradict each other")
 	}
-	if every < 1 {
+	if f.Every < 1 {
 		return trial.Video{}, usageErr("--video-every must be at least 1")
 	}
-	v := trial.Video{Mode: trial.VideoXR, Every: every}
+	v := trial.Video{Mode: trial.VideoXR, Every: f.Every}
 	switch {
-	case all:
+	case f.All:
 		v.Mode = trial.VideoAll
-	case none:
+	case f.None:
 		v.Mode = trial.VideoOff
 	}
 	return v, nil

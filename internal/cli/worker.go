@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worldprobe/worldprobe/internal/queue"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -18,10 +19,8 @@ type WorkerOptions struct {
 	Drain       bool
 	RescueAfter time.Duration
 	StopGrace   time.Duration
-	// Video, NoVideo and VideoEvery are run's (the worker records the
-	// trials it judges).
-	Video, NoVideo bool
-	VideoEvery     int
+	// video are run's flags (the worker records the trials it judges).
+	video videoFlags
 }
 
 // NewCmdWorker builds 'worldprobe worker'.
@@ -61,20 +60,18 @@ queue holds no unfinished trial (start it after the run has enqueued).
 	f.BoolVar(&o.Drain, "drain", false, "exit once the queue holds no unfinished trial")
 	f.DurationVar(&o.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
 	f.DurationVar(&o.StopGrace, "stop-grace", queue.DefaultStopGrace, "on SIGTERM, how long running trials may finish before they are cancelled and go back to the queue")
-	f.BoolVar(&o.Video, "video", false, "record every trial's probes, not only XR tasks'")
-	f.BoolVar(&o.NoVideo, "no-video", false, "record no trial, XR tasks' included")
-	f.IntVar(&o.VideoEvery, "video-every", 1, "record every n-th stepped frame")
+	o.video.register(f)
 	return cmd
 }
 
 func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
-	if !isPostgres(o.DB) {
+	if !store.IsPostgresURL(o.DB) {
 		return usageErr("worker needs --db, a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE)")
 	}
 	if o.RescueAfter <= 0 || o.StopGrace <= 0 {
 		return usageErr("--rescue-after and --stop-grace must be positive")
 	}
-	video, err := videoOf(o.Video, o.NoVideo, o.VideoEvery)
+	video, err := o.video.value()
 	if err != nil {
 		return err
 	}
@@ -93,7 +90,7 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 	if err := q.Start(ctx); err != nil {
 		return runtimeErr(err)
 	}
-	fmt.Fprintf(io.ErrOut, "worker: %d jobs on %s, Chromium %s\n", b.Jobs(), queue.RedactURL(o.DB), b.Version())
+	fmt.Fprintf(io.ErrOut, "worker: %d jobs on %s, Chromium %s\n", b.Jobs(), store.RedactURL(o.DB), b.Version())
 	why := "signalled"
 	if o.Drain {
 		tick := time.NewTicker(time.Second)

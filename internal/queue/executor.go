@@ -3,7 +3,9 @@ package queue
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +56,7 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 	if err != nil {
 		return fmt.Errorf("enqueueing %d trials: %w", len(specs), err)
 	}
-	pending := map[int64]string{} // job id → key
+	pending := map[string]int64{} // key → job id
 	for _, r := range inserted {
 		var a struct {
 			Key string `json:"key"`
@@ -62,7 +64,7 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 		if err := unmarshalArgs(r.Job, &a); err != nil {
 			return err
 		}
-		pending[r.Job.ID] = a.Key
+		pending[a.Key] = r.Job.ID
 	}
 	tick := time.NewTicker(e.Queue.cfg.Poll)
 	defer tick.Stop()
@@ -72,24 +74,14 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 			return ctx.Err()
 		case <-tick.C:
 		}
-		keys := make([]string, 0, len(pending))
-		for _, k := range pending {
-			keys = append(keys, k)
-		}
-		found, err := results.Find(ctx, keys)
+		found, err := results.Find(ctx, slices.Collect(maps.Keys(pending)))
 		if err != nil {
 			return err
 		}
-		got := map[string]bool{}
 		for _, t := range found {
-			got[t.Key] = true
+			delete(pending, t.Key)
 			if err := done(bySpec[t.Key], t); err != nil {
 				return err
-			}
-		}
-		for id, k := range pending {
-			if got[k] {
-				delete(pending, id)
 			}
 		}
 		if err := e.givenUp(ctx, pending); err != nil {
@@ -102,11 +94,12 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 // givenUp returns an error naming a pending trial whose job River has
 // given up on (discarded after MaxAttempts, or cancelled), with its last
 // error.
-func (e *Executor) givenUp(ctx context.Context, pending map[int64]string) error {
-	ids := make([]int64, 0, len(pending))
-	for id := range pending {
-		ids = append(ids, id)
+func (e *Executor) givenUp(ctx context.Context, pending map[string]int64) error {
+	keyOf := make(map[int64]string, len(pending))
+	for k, id := range pending {
+		keyOf[id] = k
 	}
+	ids := slices.Collect(maps.Keys(keyOf))
 	for len(ids) > 0 {
 		n := min(len(ids), 1000)
 		res, err := e.Queue.client.JobList(ctx, river.NewJobListParams().IDs(ids[:n]...).First(n).
@@ -119,7 +112,7 @@ func (e *Executor) givenUp(ctx context.Context, pending map[int64]string) error 
 			if len(j.Errors) > 0 {
 				last = j.Errors[len(j.Errors)-1].Error
 			}
-			return fmt.Errorf("%w: trial %s, job %d %s after %d attempts: %s", errDiscarded, pending[j.ID], j.ID, j.State, j.Attempt, strings.TrimSpace(last))
+			return fmt.Errorf("%w: trial %s, job %d %s after %d attempts: %s", errDiscarded, keyOf[j.ID], j.ID, j.State, j.Attempt, strings.TrimSpace(last))
 		}
 		ids = ids[n:]
 	}

@@ -41,8 +41,7 @@ func (TrialArgs) Kind() string { return kindTrial }
 // InsertOpts implements river.JobArgsWithInsertOpts: unique by run and key
 // in every state but finished ones.
 func (TrialArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
 }
 
 // trialWorker judges trial jobs.
@@ -153,6 +152,3 @@ func unmarshalArgs(j *rivertype.JobRow, v any) error {
 	}
 	return nil
 }
-
-// resultsDB is the run folder's SQLite results store.
-func resultsDB(run string) string { return filepath.Join(run, "results.db") }

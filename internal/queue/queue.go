@@ -14,16 +14,14 @@ package queue
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
+	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -104,14 +102,13 @@ type Queue struct {
 // SQLite file path; its workers save each run's results in that run
 // folder's results.db.
 func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := store.SQLiteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening the queue %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1) // SQLite takes one writer at a time (riversqlite's advice)
 	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
-		return store.OpenSQLite(ctx, resultsDB(run))
+		return store.OpenSQLite(ctx, filepath.Join(run, store.ResultsDB))
 	}, q)
 	driver := riversqlite.New(db)
 	if err := migrate(ctx, driver); err != nil {
@@ -129,13 +126,9 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 // River's tables and the results' if needed); its workers save results
 // in the same database (store.Postgres, one run per run folder).
 func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
-	pool, err := pgxpool.New(ctx, url)
+	pool, err := store.DialPool(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
+		return nil, fmt.Errorf("connecting to %s: %w", store.RedactURL(url), err)
 	}
 	q := &Queue{cfg: withDefaults(cfg, 500*time.Millisecond), closers: []func(){pool.Close}}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
@@ -146,7 +139,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		q.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", RedactURL(url), err)
+		return nil, fmt.Errorf("connecting to %s: %w", store.RedactURL(url), err)
 	}
 	_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrateLock))
 	if err == nil {
@@ -158,7 +151,7 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	conn.Release()
 	if err != nil {
 		q.Close()
-		return nil, fmt.Errorf("creating River's tables in %s: %w", RedactURL(url), err)
+		return nil, fmt.Errorf("creating River's tables in %s: %w", store.RedactURL(url), err)
 	}
 	if q.client, err = newClient(driver, q); err != nil {
 		q.Close()
@@ -341,19 +334,3 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 // unfinished are the states of a job that will still run.
 var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled}
-
-// RedactURL hides a URL's password (for messages).
-func RedactURL(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	userinfo, host, ok := strings.Cut(rest, "@")
-	if !ok {
-		return url
-	}
-	if name, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
-		return scheme + "://" + name + ":xxxxx@" + host
-	}
-	return url
-}

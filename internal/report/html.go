@@ -48,10 +48,15 @@ type headView struct {
 func cspFor(script string) string {
 	src := "'none'"
 	if script != "" {
-		sum := sha256.Sum256([]byte(script))
-		src = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+		src = scriptHash(script)
 	}
 	return "default-src 'none'; img-src 'self' file:; media-src 'self' file:; style-src 'unsafe-inline'; script-src " + src + "; base-uri 'none'; form-action 'none'"
+}
+
+// scriptHash is the CSP source that allows the inline script by its hash.
+func scriptHash(script string) string {
+	sum := sha256.Sum256([]byte(script))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 // Page is what the HTML report shows.
@@ -180,7 +185,8 @@ func writeTrialPages(root, report string, trials []*result.Trial, dirs map[strin
 }
 
 // trialPages is what the pages of a run's trials share: each task's
-// reference trial (its trace read once) and each task's trials.
+// reference trial (its trace read once, when a page first shows it) and
+// each task's trials.
 type trialPages struct {
 	root      string
 	dirs      map[string]string
@@ -190,7 +196,7 @@ type trialPages struct {
 }
 
 // newTrialPages finds the reference trial of each task among trials
-// (sorted) that have a folder in dirs, and reads its trace.
+// (sorted) that have a folder in dirs.
 func newTrialPages(root string, trials []*result.Trial, dirs map[string]string) *trialPages {
 	tp := &trialPages{root: root, dirs: dirs, refs: map[string]*result.Trial{}, refTraces: map[string][]traceLine{}, byTask: map[string][]*result.Trial{}}
 	for _, t := range trials {
@@ -202,11 +208,19 @@ func newTrialPages(root string, trials []*result.Trial, dirs map[string]string) 
 			tp.refs[t.Task] = t
 		}
 	}
-	for task, r := range tp.refs {
-		// A reference whose trace cannot be read has no curve to show.
-		tp.refTraces[task], _ = readTrace(filepath.Join(root, dirs[r.Key], traceFile))
-	}
 	return tp
+}
+
+// refTrace is the trace of task's reference trial, read on first use: a
+// served trial page shows one task's.
+func (tp *trialPages) refTrace(task string) []traceLine {
+	tr, ok := tp.refTraces[task]
+	if !ok {
+		// A reference whose trace cannot be read has no curve to show.
+		tr, _ = readTrace(filepath.Join(tp.root, tp.dirs[tp.refs[task].Key], traceFile))
+		tp.refTraces[task] = tr
+	}
+	return tr
 }
 
 // view is the page of t (which has a folder), linking to the report at
@@ -215,7 +229,7 @@ func newTrialPages(root string, trials []*result.Trial, dirs map[string]string) 
 func (tp *trialPages) view(t *result.Trial, report string, link func(o *result.Trial) string) trialView {
 	c := trialContext{dir: filepath.Join(tp.root, tp.dirs[t.Key]), report: report}
 	if r := tp.refs[t.Task]; r != nil && r.Key != t.Key {
-		c.ref = &refTrial{t: r, href: link(r), trace: tp.refTraces[t.Task]}
+		c.ref = &refTrial{t: r, href: link(r), trace: tp.refTrace(t.Task)}
 	}
 	for _, o := range tp.byTask[t.Task] {
 		l := ""

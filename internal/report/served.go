@@ -2,9 +2,7 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -173,9 +171,8 @@ func (s Served) head(title string) headView {
 // servedCSP is cspFor's policy with the script allowed by its hash and
 // connections to the page's own origin (its event stream).
 func servedCSP(script string) string {
-	sum := sha256.Sum256([]byte(script))
-	return "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; script-src 'sha256-" +
-		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+	return "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; script-src " +
+		scriptHash(script) + "; base-uri 'none'; form-action 'none'"
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

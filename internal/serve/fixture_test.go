@@ -46,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link-out.txt")))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "report.html"), []byte("<!DOCTYPE html><title>the static report</title>"), 0o644))
 	require.NoError(t, os.Symlink(base, filepath.Join(dir, "trials", "dir-out")))
-	db, err := store.OpenSQLite(context.Background(), filepath.Join(dir, ResultsDB))
+	db, err := store.OpenSQLite(context.Background(), filepath.Join(dir, store.ResultsDB))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	f := &fixture{dir: dir, db: db, outside: outside}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -97,22 +98,32 @@ func hostAllowed(host, listenHost string) bool {
 func (s *Server) page(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		snap := s.current()
-		sv := report.Served{Script: liveJS, Link: func(t *result.Trial) string { return TrialURL(snap.page.Dirs[t.Key]) }}
+		sv := s.served(snap)
 		if s.root != nil {
 			if _, err := s.root.Stat(staticReport); err == nil {
 				sv.Static = "/run/" + staticReport
 			}
 		}
-		var buf bytes.Buffer
-		if err := sv.Page(&buf, name, snap.page, snap.progress, snap.version); err != nil {
-			s.log.Error("rendering a page", "page", name, "err", err)
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
+		s.render(w, name, func(b io.Writer) error { return sv.Page(b, name, snap.page, snap.progress, snap.version) })
 	}
+}
+
+// served renders snap's pages, linking each trial to its page here.
+func (s *Server) served(snap *snapshot) report.Served {
+	return report.Served{Root: s.opts.Run, Script: liveJS, Link: func(t *result.Trial) string { return TrialURL(snap.page.Dirs[t.Key]) }}
+}
+
+// render answers with the page render writes, or with its error.
+func (s *Server) render(w http.ResponseWriter, page string, render func(io.Writer) error) {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		s.log.Error("rendering a page", "page", page, "err", err)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
 }
 
 // progressState is what /api/progress and each event say.
@@ -228,14 +239,6 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) trialPage(w http.ResponseWriter, snap *snapshot, key string) {
-	sv := report.Served{Root: s.opts.Run, Script: liveJS, Link: func(t *result.Trial) string { return TrialURL(snap.page.Dirs[t.Key]) }}
-	var buf bytes.Buffer
-	if err := sv.Trial(&buf, snap.page, key, "/grid"); err != nil {
-		s.log.Error("rendering a trial page", "key", key, "err", err)
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(buf.Bytes())
+	sv := s.served(snap)
+	s.render(w, "trial "+key, func(b io.Writer) error { return sv.Trial(b, snap.page, key, "/grid") })
 }

@@ -56,9 +56,6 @@ const maxStreams = 64
 // proxy or the browser does not close it.
 const heartbeat = 15 * time.Second
 
-// ResultsDB is the SQLite database of a run folder (docs/cli.md).
-const ResultsDB = "results.db"
-
 // Options configure a Server.
 type Options struct {
 	// Run is the run folder (its trials/ folders hold the evidence); empty
@@ -79,9 +76,9 @@ type Options struct {
 // absolute path). It is the one place the viewer opens a store. A SQLite
 // database that does not exist is an error: the viewer never creates one.
 func OpenDB(ctx context.Context, dsn, run string) (store.Store, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if store.IsPostgresURL(dsn) {
 		if run == "" {
-			return nil, fmt.Errorf("opening %s: a PostgreSQL database holds many runs: give the run folder too (worldprobe serve RUN --db URL)", redact(dsn))
+			return nil, fmt.Errorf("opening %s: a PostgreSQL database holds many runs: give the run folder too (worldprobe serve RUN --db URL)", store.RedactURL(dsn))
 		}
 		abs, err := filepath.Abs(run)
 		if err != nil {
@@ -89,7 +86,7 @@ func OpenDB(ctx context.Context, dsn, run string) (store.Store, error) {
 		}
 		db, err := store.DialPostgres(ctx, dsn, abs)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", redact(dsn), err)
+			return nil, fmt.Errorf("opening %s: %w", store.RedactURL(dsn), err)
 		}
 		return db, nil
 	}
@@ -106,15 +103,6 @@ func sqlitePath(dsn string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:"), true
-}
-
-// redact drops a URL's password before it is shown.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "the database URL"
-	}
-	return u.Redacted()
 }
 
 // Server serves one run. It is safe for concurrent use.
@@ -176,7 +164,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	dsn := o.DB
 	if dsn == "" {
-		dsn = filepath.Join(o.Run, ResultsDB)
+		dsn = filepath.Join(o.Run, store.ResultsDB)
 	}
 	db, err := OpenDB(ctx, dsn, o.Run)
 	if err != nil {

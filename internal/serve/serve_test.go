@@ -212,7 +212,7 @@ func TestOpenDB(t *testing.T) {
 	_, err = os.Stat(missing)
 	require.ErrorIs(t, err, os.ErrNotExist, "the viewer never creates a database")
 	f := newFixture(t)
-	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(f.dir, ResultsDB), "")
+	db, err := OpenDB(ctx, "sqlite:"+filepath.Join(f.dir, store.ResultsDB), "")
 	require.NoError(t, err)
 	defer db.Close()
 	trials, err := db.Trials(ctx)
@@ -291,7 +291,7 @@ func TestEventsAnnounceNewTrials(t *testing.T) {
 // without links, and no file is served.
 func TestDBWithoutRunFolder(t *testing.T) {
 	f := newFixture(t)
-	s, err := New(context.Background(), Options{DB: filepath.Join(f.dir, ResultsDB)})
+	s, err := New(context.Background(), Options{DB: filepath.Join(f.dir, store.ResultsDB)})
 	require.NoError(t, err)
 	defer s.Close()
 	h := s.Handler(loopback)
@@ -306,10 +306,10 @@ func TestDBWithoutRunFolder(t *testing.T) {
 // A run that has just begun: a database without trials.
 func TestEmptyRun(t *testing.T) {
 	dir := t.TempDir()
-	db, err := OpenDB(context.Background(), filepath.Join(dir, ResultsDB), "")
+	db, err := OpenDB(context.Background(), filepath.Join(dir, store.ResultsDB), "")
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Nil(t, db)
-	created, err := storeAt(t, filepath.Join(dir, ResultsDB))
+	created, err := storeAt(t, filepath.Join(dir, store.ResultsDB))
 	require.NoError(t, err)
 	created.Close()
 	s, err := New(context.Background(), Options{Run: dir})

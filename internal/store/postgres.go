@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	neturl "net/url"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -127,12 +129,8 @@ func (s *Postgres) Close() error { return nil }
 // For a reader of one run, such as the live viewer; workers share one pool
 // across runs with OpenPostgres.
 func DialPostgres(ctx context.Context, url, run string) (Store, error) {
-	pool, err := pgxpool.New(ctx, url)
+	pool, err := DialPool(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
 	s, err := OpenPostgres(ctx, pool, run)
@@ -150,4 +148,35 @@ type ownedPostgres struct{ *Postgres }
 func (s *ownedPostgres) Close() error {
 	s.pool.Close()
 	return nil
+}
+
+// DialPool connects to the PostgreSQL database at url and checks that it
+// answers; the caller closes the pool. Its error does not name url (give
+// RedactURL(url) in messages).
+func DialPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// IsPostgresURL reports whether dsn is a PostgreSQL URL (postgres:// or
+// postgresql://).
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// RedactURL is a database URL with its password hidden, for messages; a
+// URL that does not parse is not shown at all.
+func RedactURL(dsn string) string {
+	u, err := neturl.Parse(dsn)
+	if err != nil {
+		return "the database URL"
+	}
+	return u.Redacted()
 }

@@ -37,21 +37,36 @@ type Store interface {
 	Close() error
 }
 
+// ResultsDB is the SQLite store of a run folder, in it (docs/cli.md).
+const ResultsDB = "results.db"
+
 // SQLite is a Store in one SQLite file.
 type SQLite struct{ db *sql.DB }
 
 // OpenSQLite opens (creating if needed) the database at path.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := SQLiteDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("creating the schema in %s: %w", path, err)
 	}
 	return &SQLite{db: db}, nil
+}
+
+// SQLiteDB opens the SQLite file at path (created on first use) as the
+// stores use it: write-ahead log, a 10 s busy timeout, and one connection
+// (SQLite takes one writer at a time). River's SQLite queue opens its
+// file with it too.
+func SQLiteDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // Save implements Store.
@@ -95,7 +110,8 @@ func (s *SQLite) Trials(ctx context.Context) ([]*result.Trial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing trials: %w", err)
 	}
-	return decodeRows(rows)
+	defer rows.Close()
+	return decodeDocs(rows)
 }
 
 // Find implements Store.
@@ -111,20 +127,15 @@ func (s *SQLite) Find(ctx context.Context, keys []string) ([]*result.Trial, erro
 	if err != nil {
 		return nil, fmt.Errorf("finding trials: %w", err)
 	}
-	return decodeRows(rows)
+	defer rows.Close()
+	return decodeDocs(rows)
 }
 
-// rows is what decodeRows reads: *sql.Rows, pgx.Rows.
+// rows is what decodeDocs reads: *sql.Rows, pgx.Rows.
 type rows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
-}
-
-// decodeRows decodes rows of one doc column into trials and closes them.
-func decodeRows(r *sql.Rows) ([]*result.Trial, error) {
-	defer r.Close()
-	return decodeDocs(r)
 }
 
 // decodeDocs decodes rows of one doc column into trials.
