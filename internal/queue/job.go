@@ -70,13 +70,6 @@ func (w *trialWorker) loader(run string) *trial.Loader {
 	return l
 }
 
-// forget drops the run folder's loader.
-func (w *trialWorker) forget(run string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.loaders, run)
-}
-
 // Work judges the trial and saves its result. A result.json already in
 // the trial's folder (a worker that died after writing it) is saved as it
 // is; any other leftover of an earlier attempt is removed first. An
@@ -108,9 +101,6 @@ func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error
 			return fmt.Errorf("trial %s: stopped before it finished: %w", s.Dir, context.Cause(ctx))
 		}
 		if err != nil {
-			// The loader keeps what it loaded, failures too: the retry
-			// must read the task folder again.
-			w.forget(a.Run)
 			return fmt.Errorf("trial %s: %w", s.Dir, err)
 		}
 	}

@@ -177,7 +177,7 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	if err := rerunClasses(o, done); err != nil {
 		return nil, err
 	}
-	dbPath := filepath.Join(o.Out, "results.db")
+	dbPath := filepath.Join(o.Out, store.ResultsDB)
 	db, err := store.OpenSQLite(ctx, dbPath)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,8 @@ type Spec struct {
 const ResultFile = "result.json"
 
 // Loader turns specs into inputs: it loads each task and its contract once
-// (a run judges many candidates of one task) and checks the digests.
+// (a run judges many candidates of one task), keeping no failure, and
+// checks the digests.
 // It is safe for concurrent use.
 type Loader struct {
 	// RunDir is the run folder the specs' paths are relative to.
@@ -75,16 +76,18 @@ type loadedTask struct {
 	err      error
 }
 
-// task loads the task folder dir (relative to the run folder) once.
+// task loads the task folder dir (relative to the run folder) once it
+// loaded: a failure is tried again by the next call.
 func (l *Loader) task(dir, digest string) (*task.Task, *contract.Contract, error) {
+	key := dir + "\x00" + digest
 	l.mu.Lock()
 	if l.tasks == nil {
 		l.tasks = map[string]*loadedTask{}
 	}
-	lt, ok := l.tasks[dir+"\x00"+digest]
+	lt, ok := l.tasks[key]
 	if !ok {
 		lt = &loadedTask{}
-		l.tasks[dir+"\x00"+digest] = lt
+		l.tasks[key] = lt
 	}
 	l.mu.Unlock()
 	lt.once.Do(func() {
@@ -110,6 +113,15 @@ func (l *Loader) task(dir, digest string) (*task.Task, *contract.Contract, error
 		}
 		lt.task, lt.contract = t, c
 	})
+	if lt.err != nil {
+		// A failure is not kept: the next trial of the task (a retry, on a
+		// shared folder that was still being written, say) reads it again.
+		l.mu.Lock()
+		if l.tasks[key] == lt {
+			delete(l.tasks, key)
+		}
+		l.mu.Unlock()
+	}
 	return lt.task, lt.contract, lt.err
 }
 
