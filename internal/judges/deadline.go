@@ -3,7 +3,6 @@ package judges
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -18,51 +17,15 @@ import (
 var ErrOverloaded = errors.New("the machine was too overloaded to judge the page")
 
 // Machine is how a judge that loads pages tells the machine's trouble from
-// the page's, as trial.Runner does: a page that misses its deadline while
-// the machine is overloaded (trial.OverloadPerCore) is looked at again
-// with the deadline doubled, up to trial.DefaultRetries times; when it
-// still misses it under overload, a blank page must load and step within a
-// twentieth of the deadline (at least trial.HealthWithin) for the timeout
-// to be the page's, else the judge returns ErrOverloaded.
-type Machine struct {
-	// Load is the 1-minute load average per core; nil reads /proc/loadavg.
-	Load func() float64
-	// Healthy reports whether a blank page runs within the time; nil
-	// probes the browser.
-	Healthy func(ctx context.Context, within time.Duration) bool
-}
+// the page's (trial.Machine): a page that still misses its deadline under
+// overload, with a blank page slow too, makes the judge return
+// ErrOverloaded.
+type Machine = trial.Machine
 
 // withDeadline calls look with the page's deadline, and again as Machine
 // says while the page misses it (look's bool) under overload.
 func withDeadline[T any](ctx context.Context, m Machine, b *browser.Browser, res *resolve.Resolver, deadline time.Duration,
 	look func(deadline time.Duration) (T, bool, error)) (T, error) {
-	load := m.Load
-	if load == nil {
-		load = trial.LoadPerCore
-	}
-	for attempt := 0; ; attempt++ {
-		v, missed, err := look(deadline)
-		if err != nil || !missed {
-			return v, err
-		}
-		l := load()
-		if l <= trial.OverloadPerCore {
-			return v, nil
-		}
-		if attempt < trial.DefaultRetries {
-			deadline *= 2
-			continue
-		}
-		within := max(trial.HealthWithin, deadline/20)
-		healthy := m.Healthy
-		if healthy == nil {
-			healthy = func(ctx context.Context, within time.Duration) bool { return trial.ProbeHealth(ctx, b, res, within) }
-		}
-		if healthy(ctx, within) {
-			return v, nil
-		}
-		var zero T
-		return zero, fmt.Errorf("%w: it missed its %s deadline %d times with %.1f load per core, and a blank page did not run within %s either",
-			ErrOverloaded, deadline, attempt+1, l, within)
-	}
+	v, _, err := trial.RetryUnderLoad(ctx, m, b, res, deadline, ErrOverloaded, look, nil)
+	return v, err
 }

@@ -21,6 +21,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/worldprobe/worldprobe/internal/atomicfile"
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -261,31 +262,26 @@ func captureUnderLoad(ctx context.Context, b *browser.Browser, res *resolve.Reso
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	for attempt := 0; ; attempt++ {
-		c, err := capture.Run(ctx, b, res, path, dir, o)
-		if err != nil || !c.DeadlineMissed {
-			return c, err
-		}
-		l := trial.LoadPerCore()
-		if l <= trial.OverloadPerCore {
-			return c, nil
-		}
-		if attempt < trial.DefaultRetries {
-			o.Logger.Info("world missed its deadline on a loaded machine; capturing again", "world", path, "deadline", o.CallTimeout, "load_per_core", l)
-			o.CallTimeout *= 2
+	c, own, err := trial.RetryUnderLoad(ctx, trial.Machine{}, b, res, o.CallTimeout, ErrOverloaded,
+		func(deadline time.Duration) (*capture.Capture, bool, error) {
+			o.CallTimeout = deadline
+			c, err := capture.Run(ctx, b, res, path, dir, o)
+			return c, err == nil && c.DeadlineMissed, err
+		},
+		func(missed time.Duration, load float64) error {
+			o.Logger.Info("world missed its deadline on a loaded machine; capturing again", "world", path, "deadline", missed, "load_per_core", load)
 			if err := os.RemoveAll(filepath.Join(dir, "frames")); err != nil {
-				return nil, fmt.Errorf("clearing the frames of the last attempt: %w", err)
+				return fmt.Errorf("clearing the frames of the last attempt: %w", err)
 			}
-			continue
-		}
-		within := max(trial.HealthWithin, o.CallTimeout/20)
-		if trial.ProbeHealth(ctx, b, res, within) {
-			c.Failure += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the world's own timeout)", l, within)
-			return c, nil
-		}
-		return nil, fmt.Errorf("%w: it missed its %s deadline %d times with %.1f load per core, and a blank page did not run within %s either",
-			ErrOverloaded, o.CallTimeout, attempt+1, l, within)
+			return nil
+		})
+	if err != nil {
+		return c, err
 	}
+	if own != nil && own.Within > 0 {
+		c.Failure += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the world's own timeout)", own.Load, own.Within)
+	}
+	return c, nil
 }
 
 // Name is a world's report folder name: its folder's name for
