@@ -61,6 +61,10 @@ type Options struct {
 	CallTimeout, GPUTimeout time.Duration
 	// Coverage collects V8 block coverage while the world is captured.
 	Coverage bool
+	// Biomes, when set, turn on the legend framing: after the bursts the
+	// page is reloaded to the day and each biome its legend names is
+	// clicked and framed (legend.go).
+	Biomes []rubric.Biome
 	Logger   *slog.Logger
 }
 
@@ -77,7 +81,7 @@ func DefaultOptions(p rubric.Pixels) Options {
 type View struct {
 	// Name is unique in the capture: time_00…, orbit_right, burst_near_0….
 	Name string `json:"name"`
-	// Kind is time, orbit, burst_near or burst_far.
+	// Kind is time, orbit, burst_near, burst_far or biome.
 	Kind string `json:"kind"`
 	// File is the PNG, relative to the capture's folder.
 	File string `json:"file"`
@@ -136,6 +140,7 @@ type Timing struct {
 	Reload int64 `json:"reload_ms"`
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
+	Legend int64 `json:"legend_ms,omitempty"`
 	Total  int64 `json:"total_ms"`
 }
 
@@ -163,6 +168,9 @@ type Capture struct {
 	Bursts []Burst `json:"bursts"`
 	// BurstsNote says how the bursts were taken (the zoom-out's effect).
 	BurstsNote string `json:"bursts_note,omitempty"`
+	// Legend is the framing of the biomes from the page's own legend
+	// (nil when no biomes were asked for).
+	Legend *Legend `json:"legend,omitempty"`
 	// Coverage is the raw block coverage of every document, for the judge.
 	Coverage []session.CoverageScript `json:"-"`
 	// EntryURL is the page's URL in the session (its scripts' URL).
@@ -332,15 +340,8 @@ func (k *capturer) run(ctx context.Context) error {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
 	t = time.Now()
-	if err := k.s.Reload(ctx); err != nil {
-		return fmt.Errorf("reload: %w", pageErr{err})
-	}
-	k.doc++
-	if !k.s.Loaded() {
-		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
-	}
-	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
-		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
+	if err := k.toDay(ctx, day); err != nil {
+		return err
 	}
 	c.Timing.Reload = time.Since(t).Milliseconds()
 	// 3. Four orbits of the page's own camera around the scene's box.
@@ -358,7 +359,40 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
+	if len(o.Biomes) == 0 {
+		return nil
+	}
+	// 5. Close views from the page's own legend, at the day again.
+	t = time.Now()
+	defer func() { c.Timing.Legend = time.Since(t).Milliseconds() }()
+	if err := k.toDay(ctx, day); err != nil {
+		return err
+	}
+	if err := k.legend(ctx); err != nil {
+		return err
+	}
+	return k.takeCoverage(ctx)
+}
+
+// toDay reloads the page (a fresh document and clock) and steps it to the
+// frame before the day sample's.
+func (k *capturer) toDay(ctx context.Context, day View) error {
+	if err := k.s.Reload(ctx); err != nil {
+		return fmt.Errorf("reload: %w", pageErr{err})
+	}
+	k.doc++
+	if !k.s.Loaded() {
+		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
+	}
+	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
+		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
+	}
 	return nil
+}
+
+// pageGone: the page stopped answering or crashed.
+func pageGone(err error) bool {
+	return errors.Is(err, session.ErrUnresponsive) || errors.Is(err, session.ErrCrashed)
 }
 
 func (k *capturer) takeCoverage(ctx context.Context) error {
