@@ -65,7 +65,7 @@ type Options struct {
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
 	Biomes []rubric.Biome
-	Logger   *slog.Logger
+	Logger *slog.Logger
 }
 
 // DefaultOptions are the capture's defaults with the rubric's pixels.
@@ -565,6 +565,11 @@ func (k *capturer) orbits(ctx context.Context) error {
 		{"orbit_left", az - math.Pi/2, el},
 		{"orbit_top", az, 80 * math.Pi / 180},
 	}
+	// The wide views are taken with the page's UI hidden, as every frame
+	// shown to blind identification is.
+	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
+	}
 	for _, p := range poses {
 		pos := []float64{
 			centre[0] + d*math.Cos(p.el)*math.Sin(p.az),
@@ -586,6 +591,9 @@ func (k *capturer) orbits(ctx context.Context) error {
 	}
 	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
 		return fmt.Errorf("clearing the pose: %w", pageErr{err})
+	}
+	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+		return fmt.Errorf("showing the HUD: %w", pageErr{err})
 	}
 	return nil
 }

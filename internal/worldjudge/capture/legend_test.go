@@ -85,6 +85,9 @@ func TestLegendFraming(t *testing.T) {
 	if p := pixelAt(view(t, c, "time_00").RGB(), 5, 100); p != [3]uint8{255, 0, 255} {
 		t.Fatalf("time_00's legend pixel %v", p)
 	}
+	if p := pixelAt(view(t, c, "orbit_right").RGB(), 5, 100); p == [3]uint8{255, 0, 255} {
+		t.Fatalf("the orbit frames show the legend")
+	}
 	for name, want := range map[string][3]uint8{"biome_mountains": {255, 255, 255}, "biome_desert": {255, 208, 0}, "biome_volcano": {255, 0, 0}} {
 		v := view(t, c, name)
 		if v.Kind != "biome" || v.Document != 3 {
