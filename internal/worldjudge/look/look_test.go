@@ -201,9 +201,9 @@ func TestIdentifyReadsRealReplies(t *testing.T) {
 func TestParseBlindIsStrict(t *testing.T) {
 	labels := []string{"frame_1", "frame_2"}
 	for in, want := range map[string]string{
-		`{"frame_1": "desert"}`:                                      "the reply leaves out frame_2",
+		`{"frame_1": "desert"}`: "the reply leaves out frame_2",
 		`{"frame_1": "desert", "frame_2": "none", "frame_3": "none"}`: "the reply names labels that were not shown: frame_3",
-		`{"frame_1": "desert", "frame_2": 3}`:                        "the reply's object does not map labels to answers",
+		`{"frame_1": "desert", "frame_2": 3}`:                         "the reply's object does not map labels to answers",
 	} {
 		_, err := ParseBlind(json.RawMessage(in), labels, biomes)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -312,7 +312,7 @@ func TestHuntBugsVotes(t *testing.T) {
 	f := newFake(t,
 		"bug_water.json", "bug_water.json", "bug_clean.json", // overview: water_void 2 of 3
 		"bug_water_floating.json", "bug_water.json", "bug_water_floating.json", // orbit_right: both 2 of 3 → buggy
-		"bug_clean.json",                            // orbit_back: one clean vote
+		"bug_clean.json",                              // orbit_back: one clean vote
 		"bug_refusal.json", "bug_missing_defect.json", // the two biome frames cannot be judged
 	)
 	_, m := models(t, f)
