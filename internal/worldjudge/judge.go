@@ -588,7 +588,7 @@ func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
 	var times []string
 	for _, v := range c.Views {
 		if v.Kind == "time" {
-			times = append(times, v.Name)
+			times = append(times, v.File)
 		}
 	}
 	hr.Frames = times

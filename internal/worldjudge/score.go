@@ -1,8 +1,8 @@
 package worldjudge
 
 import (
-	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
@@ -395,7 +395,7 @@ func scoreGroup(r *rubric.Rubric, t *rubric.Test, tr *TestReport, g *group, biom
 			} else {
 				lost.Other += took
 			}
-			lost.Items = append(lost.Items, LostItem{Test: tr.ID, Biome: biome, ID: fmt.Sprint(bt.Leaks), Points: took, Class: ClassPenalty})
+			lost.Items = append(lost.Items, LostItem{Test: tr.ID, Biome: biome, ID: strings.Join(bt.Leaks, ", "), Points: took, Class: ClassPenalty})
 		}
 	}
 	return bt
