@@ -22,6 +22,21 @@ type LookModels struct {
 	Visual llm.Model
 }
 
+// NewLookModels takes the looking roles from a model registry (the
+// models.yaml of --models): blind_identifier and visual_judge. A role the
+// file does not configure is an error naming it.
+func NewLookModels(ctx context.Context, reg *llm.Registry) (LookModels, error) {
+	var m LookModels
+	var err error
+	if m.Blind, err = reg.Role(ctx, llm.BlindIdentifier); err != nil {
+		return LookModels{}, fmt.Errorf("the looking side needs the %s role: %w", llm.BlindIdentifier, err)
+	}
+	if m.Visual, err = reg.Role(ctx, llm.VisualJudge); err != nil {
+		return LookModels{}, fmt.Errorf("the looking side needs the %s role: %w", llm.VisualJudge, err)
+	}
+	return m, nil
+}
+
 // Enabled tells whether any looking model is set.
 func (m LookModels) Enabled() bool { return m.Blind != nil || m.Visual != nil }
 

@@ -177,11 +177,8 @@ func fakeProviders(t *testing.T, replies ...string) (LookModels, func() int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m LookModels
-	if m.Blind, err = reg.Role(context.Background(), llm.BlindIdentifier); err != nil {
-		t.Fatal(err)
-	}
-	if m.Visual, err = reg.Role(context.Background(), llm.VisualJudge); err != nil {
+	m, err := NewLookModels(context.Background(), reg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return m, func() int { mu.Lock(); defer mu.Unlock(); return len(replies) }

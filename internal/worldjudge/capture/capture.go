@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
@@ -65,7 +66,10 @@ type Options struct {
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
 	Biomes []rubric.Biome
-	Logger *slog.Logger
+	// Navigator, when set with Biomes, searches for each biome the legend
+	// did not frame (navigator.go; the llm.Navigator role).
+	Navigator llm.Model
+	Logger    *slog.Logger
 }
 
 // DefaultOptions are the capture's defaults with the rubric's pixels.
@@ -171,6 +175,9 @@ type Capture struct {
 	// Legend is the framing of the biomes from the page's own legend
 	// (nil when no biomes were asked for).
 	Legend *Legend `json:"legend,omitempty"`
+	// Navigation are the navigator's episodes, one per biome the legend
+	// did not frame (none without a navigator model).
+	Navigation []Episode `json:"navigation,omitempty"`
 	// Coverage is the raw block coverage of every document, for the judge.
 	Coverage []session.CoverageScript `json:"-"`
 	// EntryURL is the page's URL in the session (its scripts' URL).
@@ -370,6 +377,11 @@ func (k *capturer) run(ctx context.Context) error {
 	}
 	if err := k.legend(ctx); err != nil {
 		return err
+	}
+	if o.Navigator != nil {
+		if err := k.navigate(ctx); err != nil {
+			return err
+		}
 	}
 	return k.takeCoverage(ctx)
 }
