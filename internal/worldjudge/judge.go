@@ -4,11 +4,13 @@
 // through the virtual clock, offline libraries, and coverage, so that only
 // code that ran can earn a code half.
 //
-// This is phase 1 (docs/judge.md): the capture (internal/worldjudge/capture),
-// the pixel measures, the quote check and the coverage are real; every half
-// that needs a model (the code probe, the visual judge, blind identification)
-// is reported "unjudged" — never 0 and never full — and the scores are left
-// open.
+// The capture (internal/worldjudge/capture, with the legend framing and
+// the navigator), the pixel measures, the quote check, the coverage and
+// the looking side with models (internal/worldjudge/look: blind
+// identification, the visual item judge, the bug-hunt) are real; scores
+// are aggregated from the halves' statuses (score.go). A half no model
+// judged is "unjudged" — never 0 and never full — and keeps its score
+// open (docs/judge.md).
 package worldjudge
 
 import (
@@ -226,13 +228,13 @@ type Score struct {
 	Tally
 }
 
-// NotBuilt is what phase 1 leaves out, said in every report.
+// NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran)",
-	"visual item judge, WC001 bug-hunt and blind identification (a vision model over the saved frames)",
-	"navigator agent and legend framing of the ten biomes (close views)",
+	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran): every code half stays unjudged",
 	"quote repair and the evidence agent",
-	"scores with models, gates that need a model, E1–E4 classes of lost points",
+	"WC002's classify and extract models (a biome covered by its code, its placement)",
+	"the CLI's --models: the looking models (worldjudge.NewLookModels) are not yet handed to the judge by 'worldprobe judge', which runs offline",
+	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
 	"worldprobe judge mutate",
 }
 
