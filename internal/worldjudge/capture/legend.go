@@ -92,6 +92,22 @@ func stem(w string) string {
 	return w
 }
 
+// sameWord: two stemmed words are one when equal, when the shorter (5
+// letters or more) begins the longer ("coast", "coastal"), or when they
+// share their first 6 letters ("volcano", "volcanic").
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) >= 5 && strings.HasPrefix(b, a) {
+		return true
+	}
+	return len(a) >= 6 && a[:6] == b[:6]
+}
+
 // legendWords are words of a biome label too common to name a biome.
 var legendWords = map[string]bool{"the": true, "and": true, "of": true, "dense": true, "basin": true}
 
@@ -113,16 +129,24 @@ func MatchLegend(texts []string, biomes []rubric.Biome) map[string]int {
 			}
 		}
 		for ei, t := range texts {
-			words := map[string]bool{}
+			var words []string
 			for _, w := range wordRe.FindAllString(strings.ToLower(t), -1) {
-				words[stem(w)] = true
+				words = append(words, stem(w))
+			}
+			has := func(k string) bool {
+				for _, w := range words {
+					if sameWord(k, w) {
+						return true
+					}
+				}
+				return false
 			}
 			s := 0
-			if words[id] {
+			if has(id) {
 				s += 2
 			}
 			for _, w := range label {
-				if words[w] {
+				if has(w) {
 					s++
 				}
 			}

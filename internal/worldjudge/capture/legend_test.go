@@ -57,6 +57,18 @@ func TestMatchLegend(t *testing.T) {
 	if want := map[string]int{"mountains": 1, "forest": 0}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
+	// gemini-3-1-pro's and gpt-5-6-sol's names: "Volcanic Wasteland",
+	// "Coastal Ocean", "Snowy Conifer"; "Snow forest", "Coast / ocean".
+	gemini := []string{"Orbit view", "Snow Mountains", "Snowy Conifer", "Temperate Highlands", "Flowering Grove", "Dense Jungle",
+		"Backwater Swamp", "Central Grasslands", "Arid Desert", "Volcanic Wasteland", "Coastal Ocean"}
+	if got, want := MatchLegend(gemini, islandBiomes(t)), map[string]int{"mountains": 1, "forest": 2, "highlands": 3, "grove": 4, "jungle": 5, "swamp": 6, "grassland": 7, "desert": 8, "volcano": 9, "delta": 10}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("gemini: got %v", got)
+	}
+	gpt := []string{"Whole island overview", "Snow mountains blizzard", "Snow forest snow", "Highlands mist", "Jungle rain", "Swamp mist",
+		"Grasslands rivers", "Flowering grove showers", "Desert sandstorm", "Volcano ash", "Coast / ocean delta"}
+	if got, want := MatchLegend(gpt, islandBiomes(t)), map[string]int{"mountains": 1, "forest": 2, "highlands": 3, "jungle": 4, "swamp": 5, "grassland": 6, "grove": 7, "desert": 8, "volcano": 9, "delta": 10}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("gpt: got %v", got)
+	}
 	if got := MatchLegend([]string{"Pause", "Reset camera", "Day/Night"}, islandBiomes(t)); len(got) != 0 {
 		t.Fatalf("controls matched biomes: %v", got)
 	}
