@@ -20,6 +20,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/look"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -381,4 +382,42 @@ func jsonNum(v float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// TestUnreadableReplyLeavesHalvesUnjudged: a biome whose visual reply
+// could not be read keeps its sight halves (and its leaks' sight halves)
+// unjudged with the reason — never 0 — and its biome scores stay open,
+// while a biome blind identification did not confirm fails its sight
+// halves; a failed blind call leaves every sight half unjudged.
+func TestUnreadableReplyLeavesHalvesUnjudged(t *testing.T) {
+	r := tinyRubric(t)
+	c := tinyCapture(t, t.TempDir())
+	blind := &look.Blind{Status: look.Judged, Frames: []look.BlindFrame{
+		{Frame: look.Frame{View: "biome_volcano", File: "frames/biome_volcano.png", Biome: "volcano"}, Label: "frame_1", IdentifiedAs: "volcano", Confirmed: true, ConfirmedBiome: "volcano"},
+		{Frame: look.Frame{View: "biome_delta", File: "frames/biome_delta.png", Biome: "delta"}, Label: "frame_2", IdentifiedAs: "none"},
+	}}
+	bad := "the visual judge: no JSON object in the reply (the reply was cut at the token limit)"
+	looks := &Looks{Blind: blind, Visual: map[string]*look.Visual{"volcano": {Status: look.Unjudged, Reason: bad}}}
+	rep := GradeWith(r, "w.html", "", c, looks)
+	for _, h := range []*HalfReport{halfOf(t, rep, "WC003", "volcano", "cone", "sight"), halfOf(t, rep, "WC004", "volcano", "ash_plume", "sight_motion"), halfOf(t, rep, "WC003", "volcano", "snow_volcano", "sight")} {
+		if h.Status != result.StatusUnjudged || h.Reason != bad {
+			t.Errorf("volcano half %s: %s %q", h.Half, h.Status, h.Reason)
+		}
+	}
+	if h := halfOf(t, rep, "WC003", "delta", "beach", "sight"); h.Status != StatusFail || h.Reason != "not seen: no frame was blind-confirmed as delta (its legend frame biome_delta was not confirmed)" {
+		t.Errorf("delta beach sight: %s %q", h.Status, h.Reason)
+	}
+	if b := testOf(rep, "WC003").Biomes[0]; b.Earned != nil || b.Judged != 0 || b.Unjudged != 10 {
+		t.Errorf("WC003 volcano %+v", b)
+	}
+	looks.Blind = &look.Blind{Status: look.Unjudged, Reason: "blind identification: the reply leaves out frame_2"}
+	rep = GradeWith(r, "w.html", "", c, looks)
+	if h := halfOf(t, rep, "WC003", "delta", "beach", "sight"); h.Status != result.StatusUnjudged || h.Reason != looks.Blind.Reason {
+		t.Errorf("with the blind call unread: %s %q", h.Status, h.Reason)
+	}
+	for _, g := range rep.Gates {
+		if g.ID == "blind_identification" && (g.Status != result.StatusUnjudged || g.Reason != looks.Blind.Reason) {
+			t.Errorf("gate %+v", g)
+		}
+	}
 }
