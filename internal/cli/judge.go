@@ -228,6 +228,9 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 		for _, b := range c.Bursts {
 			s += fmt.Sprintf(", %s φ %.5f", b.Name, b.Fraction)
 		}
+		if c.Legend != nil {
+			s += fmt.Sprintf(", %d biomes framed by the legend", len(c.Legend.Framed))
+		}
 		s += fmt.Sprintf(", capture %.1f s", float64(c.Timing.Total)/1000)
 	}
 	if cv := rep.Coverage; cv != nil {
