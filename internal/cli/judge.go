@@ -49,17 +49,20 @@ What runs (offline, no model):
     left 20% cropped for the HUD) and the night (darkest); seasons are read from
     the page's own UI; four orbits pose the page's own camera around the scene's
     box; two still-camera bursts (4 frames 2 s apart, a wheel zoom-out, 3 more)
-    with the HUD hidden give a changed-pixel fraction and a red overlay;
+    with the HUD hidden give a changed-pixel fraction and a red overlay; each
+    element of the page's own UI that names a biome (a legend) is clicked and
+    the biome framed 3 s of page time later, HUD hidden (frames/biome_<id>.png);
   - the rubric's pixel measures (night dimming, light following the sun,
     dusk tint, the motion gate);
   - V8 block coverage of the world's inline scripts while it is captured: which
     lines and functions ran (a code quote will earn its half only if its lines
     ran).
 
-What is not built yet: every half that needs a model (the code probe quoting
-source, the visual judge, blind identification, the navigator) is reported
-"unjudged", never 0 and never full; the score stays open. --offline is
-therefore required.
+What this command does not do yet: hand models to the judge. Blind
+identification, the visual item judge, the bug-hunt and the navigator exist
+(docs/judge.md) but run only through the judge's Go API; here every half
+that needs a model is reported "unjudged", never 0 and never full, and the
+score stays open. --offline is therefore required.
 
 For each world, DIR/<name>/ (--out) gets judge.json (every item with its
 halves, the frames, pixel measures, day/night times, the coverage summary),
@@ -224,6 +227,9 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 		}
 		for _, b := range c.Bursts {
 			s += fmt.Sprintf(", %s φ %.5f", b.Name, b.Fraction)
+		}
+		if c.Legend != nil {
+			s += fmt.Sprintf(", %d biomes framed by the legend", len(c.Legend.Framed))
 		}
 		s += fmt.Sprintf(", capture %.1f s", float64(c.Timing.Total)/1000)
 	}

@@ -4,11 +4,13 @@
 // through the virtual clock, offline libraries, and coverage, so that only
 // code that ran can earn a code half.
 //
-// This is phase 1 (docs/judge.md): the capture (internal/worldjudge/capture),
-// the pixel measures, the quote check and the coverage are real; every half
-// that needs a model (the code probe, the visual judge, blind identification)
-// is reported "unjudged" — never 0 and never full — and the scores are left
-// open.
+// The capture (internal/worldjudge/capture, with the legend framing and
+// the navigator), the pixel measures, the quote check, the coverage and
+// the looking side with models (internal/worldjudge/look: blind
+// identification, the visual item judge, the bug-hunt) are real; scores
+// are aggregated from the halves' statuses (score.go). A half no model
+// judged is "unjudged" — never 0 and never full — and keeps its score
+// open (docs/judge.md).
 package worldjudge
 
 import (
@@ -64,6 +66,9 @@ type Options struct {
 	// Offline: no model is asked; model halves stay unjudged. Phase 1
 	// judges only offline.
 	Offline bool
+	// Look are the looking side's models (looking.go); without them every
+	// sight half that needs a model stays unjudged.
+	Look LookModels
 }
 
 // Report is one world's judgement (judge.json).
@@ -89,6 +94,13 @@ type Report struct {
 	Score    Score            `json:"score"`
 	// NotBuilt lists what this judge does not do yet.
 	NotBuilt []string `json:"not_built"`
+	// Looks are the looking side's model verdicts (blind identification,
+	// the visual item judge, the bug-hunt); nil offline.
+	Looks *Looks `json:"looks,omitempty"`
+	// Biomes is the per-biome breakdown; Lost every lost point with its
+	// class (score.go).
+	Biomes []BiomeReport `json:"biomes,omitempty"`
+	Lost   *Lost         `json:"lost,omitempty"`
 }
 
 // Pixels are the pixel measures (measure package, thresholds from the
@@ -160,6 +172,8 @@ type TestReport struct {
 	Parts     []PartReport `json:"parts,omitempty"`
 	Items     []ItemReport `json:"items,omitempty"`
 	Forbidden []ItemReport `json:"forbidden,omitempty"`
+	// Biomes are a per-biome test's biome scores (score.go).
+	Biomes []BiomeTally `json:"biomes,omitempty"`
 }
 
 // PartReport is a separately scored part (WC001's bug-hunt).
@@ -169,6 +183,10 @@ type PartReport struct {
 	Status string   `json:"status"`
 	Reason string   `json:"reason"`
 	Frames []string `json:"frames,omitempty"`
+	// Biome is the biome of a per-biome part (WC002); Earned what a
+	// judged part earned when it is not all or nothing (the bug-hunt).
+	Biome  string   `json:"biome,omitempty"`
+	Earned *float64 `json:"earned,omitempty"`
 }
 
 // ItemReport is one item with its halves.
@@ -179,6 +197,10 @@ type ItemReport struct {
 	Points float64      `json:"points"`
 	Earned *float64     `json:"earned"`
 	Halves []HalfReport `json:"halves"`
+	// Lost and Class: the points a closed item lost and their E1–E4 class
+	// (WC003 and WC004; score.go).
+	Lost  float64 `json:"lost,omitempty"`
+	Class string  `json:"class,omitempty"`
 }
 
 // HalfReport is one witness of an item.
@@ -206,13 +228,13 @@ type Score struct {
 	Tally
 }
 
-// NotBuilt is what phase 1 leaves out, said in every report.
+// NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran)",
-	"visual item judge, WC001 bug-hunt and blind identification (a vision model over the saved frames)",
-	"navigator agent and legend framing of the ten biomes (close views)",
+	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran): every code half stays unjudged",
 	"quote repair and the evidence agent",
-	"scores with models, gates that need a model, E1–E4 classes of lost points",
+	"WC002's classify and extract models (a biome covered by its code, its placement)",
+	"the CLI's --models: the looking models (worldjudge.NewLookModels) are not yet handed to the judge by 'worldprobe judge', which runs offline",
+	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
 	"worldprobe judge mutate",
 }
 
@@ -226,6 +248,9 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 			_ = os.WriteFile(filepath.Join(dir, "panic.txt"), debug.Stack(), 0o644)
 		}
 	}()
+	if o.Capture.Biomes == nil {
+		o.Capture.Biomes = o.Rubric.Biomes
+	}
 	c, err := captureUnderLoad(ctx, b, res, path, dir, o.Capture)
 	if err != nil {
 		if errors.Is(err, ErrOverloaded) {
@@ -237,7 +262,11 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 	if err != nil {
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
-	return Grade(o.Rubric, path, string(html), c), nil
+	var looks *Looks
+	if o.Look.Enabled() {
+		looks = Look(ctx, o.Look, o.Rubric, dir, c)
+	}
+	return GradeWith(o.Rubric, path, string(html), c, looks), nil
 }
 
 // uncaptured is the report of a world with no capture at all.
@@ -296,6 +325,12 @@ func Name(path string) string {
 
 // Grade grades a capture offline.
 func Grade(r *rubric.Rubric, path, html string, c *capture.Capture) *Report {
+	return GradeWith(r, path, html, c, nil)
+}
+
+// GradeWith grades a capture with the looking side's verdicts (nil:
+// offline).
+func GradeWith(r *rubric.Rubric, path, html string, c *capture.Capture, looks *Looks) *Report {
 	rep := &Report{World: path, Name: Name(path), SHA256: c.SHA256, Rubric: r.Name, Mode: "offline", Capture: c, NotBuilt: NotBuilt}
 	switch {
 	case c.Failure == "":
@@ -312,15 +347,11 @@ func Grade(r *rubric.Rubric, path, html string, c *capture.Capture) *Report {
 	}
 	rep.Tests = tests(r, c, rep.Pixels)
 	rep.Gates = gates(r, c)
-	rep.Score.Max = r.TotalPoints
-	open := false
-	for _, t := range rep.Tests {
-		rep.Score.Judged += t.Judged
-		rep.Score.EarnedOfJudged += t.EarnedOfJudged
-		rep.Score.Unjudged += t.Unjudged
-		open = open || t.Earned == nil
+	if looks != nil {
+		rep.Mode, rep.Looks = "models", looks
+		applyLooks(r, rep, looks, rep.Pixels)
 	}
-	rep.Score.round(open)
+	Aggregate(r, rep)
 	return rep
 }
 
@@ -559,7 +590,7 @@ func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
 	var times []string
 	for _, v := range c.Views {
 		if v.Kind == "time" {
-			times = append(times, v.Name)
+			times = append(times, v.File)
 		}
 	}
 	hr.Frames = times

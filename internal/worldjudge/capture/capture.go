@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/session"
@@ -61,7 +62,14 @@ type Options struct {
 	CallTimeout, GPUTimeout time.Duration
 	// Coverage collects V8 block coverage while the world is captured.
 	Coverage bool
-	Logger   *slog.Logger
+	// Biomes, when set, turn on the legend framing: after the bursts the
+	// page is reloaded to the day and each biome its legend names is
+	// clicked and framed (legend.go).
+	Biomes []rubric.Biome
+	// Navigator, when set with Biomes, searches for each biome the legend
+	// did not frame (navigator.go; the llm.Navigator role).
+	Navigator llm.Model
+	Logger    *slog.Logger
 }
 
 // DefaultOptions are the capture's defaults with the rubric's pixels.
@@ -77,7 +85,7 @@ func DefaultOptions(p rubric.Pixels) Options {
 type View struct {
 	// Name is unique in the capture: time_00…, orbit_right, burst_near_0….
 	Name string `json:"name"`
-	// Kind is time, orbit, burst_near or burst_far.
+	// Kind is time, orbit, burst_near, burst_far or biome.
 	Kind string `json:"kind"`
 	// File is the PNG, relative to the capture's folder.
 	File string `json:"file"`
@@ -136,6 +144,7 @@ type Timing struct {
 	Reload int64 `json:"reload_ms"`
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
+	Legend int64 `json:"legend_ms,omitempty"`
 	Total  int64 `json:"total_ms"`
 }
 
@@ -163,6 +172,12 @@ type Capture struct {
 	Bursts []Burst `json:"bursts"`
 	// BurstsNote says how the bursts were taken (the zoom-out's effect).
 	BurstsNote string `json:"bursts_note,omitempty"`
+	// Legend is the framing of the biomes from the page's own legend
+	// (nil when no biomes were asked for).
+	Legend *Legend `json:"legend,omitempty"`
+	// Navigation are the navigator's episodes, one per biome the legend
+	// did not frame (none without a navigator model).
+	Navigation []Episode `json:"navigation,omitempty"`
 	// Coverage is the raw block coverage of every document, for the judge.
 	Coverage []session.CoverageScript `json:"-"`
 	// EntryURL is the page's URL in the session (its scripts' URL).
@@ -332,15 +347,8 @@ func (k *capturer) run(ctx context.Context) error {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
 	t = time.Now()
-	if err := k.s.Reload(ctx); err != nil {
-		return fmt.Errorf("reload: %w", pageErr{err})
-	}
-	k.doc++
-	if !k.s.Loaded() {
-		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
-	}
-	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
-		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
+	if err := k.toDay(ctx, day); err != nil {
+		return err
 	}
 	c.Timing.Reload = time.Since(t).Milliseconds()
 	// 3. Four orbits of the page's own camera around the scene's box.
@@ -358,7 +366,45 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
+	if len(o.Biomes) == 0 {
+		return nil
+	}
+	// 5. Close views from the page's own legend, at the day again.
+	t = time.Now()
+	defer func() { c.Timing.Legend = time.Since(t).Milliseconds() }()
+	if err := k.toDay(ctx, day); err != nil {
+		return err
+	}
+	if err := k.legend(ctx); err != nil {
+		return err
+	}
+	if o.Navigator != nil {
+		if err := k.navigate(ctx); err != nil {
+			return err
+		}
+	}
+	return k.takeCoverage(ctx)
+}
+
+// toDay reloads the page (a fresh document and clock) and steps it to the
+// frame before the day sample's.
+func (k *capturer) toDay(ctx context.Context, day View) error {
+	if err := k.s.Reload(ctx); err != nil {
+		return fmt.Errorf("reload: %w", pageErr{err})
+	}
+	k.doc++
+	if !k.s.Loaded() {
+		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
+	}
+	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
+		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
+	}
 	return nil
+}
+
+// pageGone: the page stopped answering or crashed.
+func pageGone(err error) bool {
+	return errors.Is(err, session.ErrUnresponsive) || errors.Is(err, session.ErrCrashed)
 }
 
 func (k *capturer) takeCoverage(ctx context.Context) error {
@@ -531,6 +577,11 @@ func (k *capturer) orbits(ctx context.Context) error {
 		{"orbit_left", az - math.Pi/2, el},
 		{"orbit_top", az, 80 * math.Pi / 180},
 	}
+	// The wide views are taken with the page's UI hidden, as every frame
+	// shown to blind identification is.
+	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
+	}
 	for _, p := range poses {
 		pos := []float64{
 			centre[0] + d*math.Cos(p.el)*math.Sin(p.az),
@@ -552,6 +603,9 @@ func (k *capturer) orbits(ctx context.Context) error {
 	}
 	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
 		return fmt.Errorf("clearing the pose: %w", pageErr{err})
+	}
+	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+		return fmt.Errorf("showing the HUD: %w", pageErr{err})
 	}
 	return nil
 }
