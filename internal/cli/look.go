@@ -54,12 +54,18 @@ func (l *lookFlags) actor(ctx context.Context, io IO, tasks []*task.Task) (contr
 	if n == 0 {
 		return nil, nil
 	}
+	return l.actorFor(ctx, io, fmt.Sprintf("the assertions after %d act step(s)", n))
+}
+
+// actorFor is the xr_actor role's actor, or nil with a warning that what
+// (the assertions after which act steps) will be unjudged.
+func (l *lookFlags) actorFor(ctx context.Context, io IO, what string) (contract.Actor, error) {
 	m, name, why, err := l.roleModel(ctx, io, llm.XRActor)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintf(io.ErrOut, "WARNING: the assertions after %d act step(s) will be unjudged: %s\n", n, why)
+		fmt.Fprintf(io.ErrOut, "WARNING: %s will be unjudged: %s\n", what, why)
 		return nil, nil
 	}
 	return &judges.Actor{Model: m, ModelName: name}, nil
@@ -75,12 +81,18 @@ func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (cont
 	if n == 0 {
 		return nil, nil
 	}
+	return l.lookerFor(ctx, io, fmt.Sprintf("%d look step(s)", n))
+}
+
+// lookerFor is the visual_judge role's judge of look steps, or nil with
+// a warning that what (which look steps) will be unjudged.
+func (l *lookFlags) lookerFor(ctx context.Context, io IO, what string) (contract.Looker, error) {
 	m, name, why, err := l.visualModel(ctx, io)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: %s\n", n, why)
+		fmt.Fprintf(io.ErrOut, "WARNING: %s will be unjudged: %s\n", what, why)
 		return nil, nil
 	}
 	return &judges.Looker{Model: m, ModelName: name}, nil
