@@ -116,6 +116,10 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 		return err
 	}
 	defer b.Close()
+	if err := o.looks.shareLimits(ctx, o.DB); err != nil {
+		return runtimeErr(err)
+	}
+	defer o.looks.close()
 	runner, err := o.runner(ctx, io, &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video})
 	if err != nil {
 		return err
