@@ -15,12 +15,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/pgtest"
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // EnvBenchWorkers turns on TestScaleOutThroughput, the scale-out
 // benchmark of docs/PERFORMANCE.md (minutes of real trials: never part of
-// make test or make test-slow).
+// make test or make test-slow); "workers" leaves out the in-process pool's
+// runs.
 const EnvBenchWorkers = "WORLDPROBE_BENCH_WORKERS"
+
+// EnvBenchTasks is the --task glob of the benchmark's trials (default
+// application/*: 11 references).
+const EnvBenchTasks = "WORLDPROBE_BENCH_TASKS"
 
 // loadAvg is the machine's 1-minute load average (/proc/loadavg).
 func loadAvg() string {
@@ -73,6 +79,9 @@ func folderBytes(t *testing.T, dir string) int64 {
 //
 //	WORLDPROBE_BENCH_WORKERS=1 go test ./internal/cli -run TestScaleOutThroughput -v -timeout 2h
 //
+// (WORLDPROBE_BENCH_TASKS='application/[a-d]*' for fewer trials,
+// WORLDPROBE_BENCH_WORKERS=workers for the workers alone).
+//
 // It asserts only that every trial was judged once; the numbers are
 // logged for docs/PERFORMANCE.md.
 func TestScaleOutThroughput(t *testing.T) {
@@ -86,8 +95,18 @@ func TestScaleOutThroughput(t *testing.T) {
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
 	suite := filepath.Join("..", "..", "suites", "starter")
-	base := []string{"run", suite, "--oracle", "--task", "application/*", "--web", webDir(t)}
-	const trials = 11
+	glob := os.Getenv(EnvBenchTasks)
+	if glob == "" {
+		glob = "application/*"
+	}
+	tasks, err := task.Select([]string{suite}, []string{glob})
+	require.NoError(t, err)
+	trials := len(tasks) // one reference each
+	base := []string{"run", suite, "--oracle", "--task", glob, "--web", webDir(t)}
+	pools := []int{1, 2}
+	if os.Getenv(EnvBenchWorkers) == "workers" {
+		pools = nil
+	}
 
 	var rows []string
 	report := func(what string, n int, d time.Duration, l0, l1 string, extra string) {
@@ -96,7 +115,7 @@ func TestScaleOutThroughput(t *testing.T) {
 		t.Log(row)
 	}
 
-	for _, jobs := range []int{1, 2} {
+	for _, jobs := range pools {
 		out := filepath.Join(t.TempDir(), "run")
 		l0, start := loadAvg(), time.Now()
 		cmd := exec.Command(bin, append(base, "--jobs", fmt.Sprint(jobs), "--out", out)...)
@@ -104,7 +123,7 @@ func TestScaleOutThroughput(t *testing.T) {
 		require.NoError(t, err, "%s", b)
 		d := time.Since(start)
 		require.Len(t, readTrials(t, out), trials)
-		report(fmt.Sprintf("pool, run --jobs %d", jobs), trials, d, l0, loadAvg(), fmt.Sprintf("%d B/trial folder", folderBytes(t, filepath.Join(out, "trials"))/trials))
+		report(fmt.Sprintf("pool, run --jobs %d", jobs), trials, d, l0, loadAvg(), fmt.Sprintf("%d B/trial folder", folderBytes(t, filepath.Join(out, "trials"))/int64(trials)))
 	}
 
 	for _, workers := range []int{1, 2, 4} {
@@ -140,7 +159,7 @@ func TestScaleOutThroughput(t *testing.T) {
 		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM worldprobe_trials`).Scan(&saved))
 		require.Equal(t, trials, saved, "every trial once")
 		conn.Close(ctx)
-		per := func(v int64) float64 { return float64(v) / trials }
+		per := func(v int64) float64 { return float64(v) / float64(trials) }
 		report(fmt.Sprintf("River on PostgreSQL, %d worker(s) × --jobs 1", workers), trials, d, l0, l1,
 			fmt.Sprintf("%.1f commits, %.1f rows inserted, %.1f updated, %.1f deleted per trial", per(s1.commits-s0.commits),
 				per(s1.inserted-s0.inserted), per(s1.updated-s0.updated), per(s1.deleted-s0.deleted)))
