@@ -9,6 +9,8 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/judges"
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/sharedlimit"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -23,6 +25,37 @@ type lookFlags struct {
 	AllowUnpriced bool
 
 	reg *llm.Registry // loaded by the first roleModel
+	// closeShared releases the shared rate limits, if any.
+	closeShared func()
+	// options are given to the registry (the shared rate limits of --db).
+	options []llm.Option
+}
+
+// shareLimits makes the models' rate limits buckets in the PostgreSQL
+// database at url (internal/sharedlimit), shared by every process that
+// judges with it: 'run --db' and its workers. It is called before the
+// first roleModel; close releases the connections.
+func (l *lookFlags) shareLimits(ctx context.Context, url string) error {
+	pool, err := store.DialPool(ctx, url)
+	if err != nil {
+		return fmt.Errorf("connecting to %s for the shared rate limits: %w", store.RedactURL(url), err)
+	}
+	s, err := sharedlimit.OpenPostgres(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return err
+	}
+	l.options = append(l.options, llm.WithSharedBuckets(s))
+	l.closeShared = pool.Close
+	return nil
+}
+
+// close releases what shareLimits opened.
+func (l *lookFlags) close() {
+	if l.closeShared != nil {
+		l.closeShared()
+		l.closeShared = nil
+	}
 }
 
 func (l *lookFlags) register(f *pflag.FlagSet) {
@@ -54,12 +87,18 @@ func (l *lookFlags) actor(ctx context.Context, io IO, tasks []*task.Task) (contr
 	if n == 0 {
 		return nil, nil
 	}
+	return l.actorFor(ctx, io, fmt.Sprintf("the assertions after %d act step(s)", n))
+}
+
+// actorFor is the xr_actor role's actor, or nil with a warning that what
+// (the assertions after which act steps) will be unjudged.
+func (l *lookFlags) actorFor(ctx context.Context, io IO, what string) (contract.Actor, error) {
 	m, name, why, err := l.roleModel(ctx, io, llm.XRActor)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintf(io.ErrOut, "WARNING: the assertions after %d act step(s) will be unjudged: %s\n", n, why)
+		fmt.Fprintf(io.ErrOut, "WARNING: %s will be unjudged: %s\n", what, why)
 		return nil, nil
 	}
 	return &judges.Actor{Model: m, ModelName: name}, nil
@@ -75,12 +114,18 @@ func (l *lookFlags) looker(ctx context.Context, io IO, tasks []*task.Task) (cont
 	if n == 0 {
 		return nil, nil
 	}
+	return l.lookerFor(ctx, io, fmt.Sprintf("%d look step(s)", n))
+}
+
+// lookerFor is the visual_judge role's judge of look steps, or nil with
+// a warning that what (which look steps) will be unjudged.
+func (l *lookFlags) lookerFor(ctx context.Context, io IO, what string) (contract.Looker, error) {
 	m, name, why, err := l.visualModel(ctx, io)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintf(io.ErrOut, "WARNING: %d look step(s) will be unjudged: %s\n", n, why)
+		fmt.Fprintf(io.ErrOut, "WARNING: %s will be unjudged: %s\n", what, why)
 		return nil, nil
 	}
 	return &judges.Looker{Model: m, ModelName: name}, nil
@@ -110,7 +155,7 @@ func (l *lookFlags) visualModel(ctx context.Context, io IO) (llm.Model, string, 
 // run shares one registry and its budgets.
 func (l *lookFlags) roleModel(ctx context.Context, io IO, role llm.Role) (llm.Model, string, string, error) {
 	if l.reg == nil {
-		reg, _, err := loadModels(io, l.ModelsFile, l.Record, l.Replay, l.AllowUnpriced)
+		reg, _, err := loadModels(io, l.ModelsFile, l.Record, l.Replay, l.AllowUnpriced, l.options...)
 		if err != nil {
 			return nil, "", "", usageErr("--models: %v", err)
 		}

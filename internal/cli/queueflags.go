@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/queue"
+	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -22,14 +21,28 @@ type queueFlags struct {
 	DB string
 	// Executor is "pool" (the default) or "river": River on SQLite in the
 	// run folder, with this process's workers.
-	Executor    string
-	RescueAfter time.Duration
+	Executor string
+	rescue   rescueFlag
+}
+
+// rescueFlag is --rescue-after, which run and worker share.
+type rescueFlag struct{ RescueAfter time.Duration }
+
+func (f *rescueFlag) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead (killed, its machine gone) and the trial is judged elsewhere; also each trial's time limit (past it the trial is cancelled and retried): keep it above the longest trial")
+}
+
+func (f *rescueFlag) check() error {
+	if f.RescueAfter <= 0 {
+		return usageErr("--rescue-after must be positive")
+	}
+	return nil
 }
 
 func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
 	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
-	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
+	f.rescue.register(fs)
 }
 
 // check validates the flags with --jobs.
@@ -45,10 +58,7 @@ func (f *queueFlags) check(jobs int) error {
 	if jobs < 0 || f.DB == "" && jobs < 1 {
 		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers judge)")
 	}
-	if f.RescueAfter <= 0 {
-		return usageErr("--rescue-after must be positive")
-	}
-	return nil
+	return f.rescue.check()
 }
 
 // describe is how the run's first line names the executor.
@@ -63,20 +73,18 @@ func (f *queueFlags) describe() string {
 }
 
 // open opens the queue the flags ask for, with jobs workers started
-// (nil: the in-process pool). The run folder is created when needed, as
-// run.Execute would (closed to other users).
+// (nil: the in-process pool). The run folder is created when needed
+// (run.CreateFolder, as run.Execute would).
 func (f *queueFlags) open(ctx context.Context, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
-	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.RescueAfter}
+	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.rescue.RescueAfter}
 	var q *queue.Queue
 	var err error
 	switch {
 	case f.DB != "":
 		q, err = queue.OpenPostgres(ctx, f.DB, cfg)
 	case f.Executor == "river":
-		if _, serr := os.Stat(out); os.IsNotExist(serr) {
-			if err := os.MkdirAll(out, 0o750); err != nil {
-				return nil, runtimeErr(fmt.Errorf("creating the run folder: %w", err))
-			}
+		if err := run.CreateFolder(out); err != nil {
+			return nil, runtimeErr(err)
 		}
 		q, err = queue.OpenSQLite(ctx, filepath.Join(out, "queue.db"), cfg)
 	default:

@@ -281,6 +281,12 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return err
 		}
 		defer b.Close()
+		if o.DB != "" {
+			if err := o.looks.shareLimits(ctx, o.DB); err != nil {
+				return runtimeErr(err)
+			}
+			defer o.looks.close()
+		}
 		looker, err := o.looks.looker(ctx, io, tasks)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ func NewCmdServe(io IO) *cobra.Command {
 		Long: `serve opens a run folder (as 'worldprobe run --out RUN' writes it) and serves a
 live viewer of it in your browser, during the run or after it:
 
-  /                 overview: trials finished and unfinished, counts by verdict
+  /                 overview: trials finished (of those planned) and unfinished, counts by verdict
                     (pass, fail, crash, timeout, infra, unjudged), the leaderboard
                     and the latest trials
   /leaderboard      the leaderboard in detail, as report.html computes it, with

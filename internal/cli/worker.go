@@ -15,12 +15,17 @@ import (
 // WorkerOptions are the flags of 'worldprobe worker'.
 type WorkerOptions struct {
 	engineFlags
-	DB          string
-	Drain       bool
-	RescueAfter time.Duration
-	StopGrace   time.Duration
+	DB        string
+	Drain     bool
+	rescue    rescueFlag
+	StopGrace time.Duration
 	// video are run's flags (the worker records the trials it judges).
 	video videoFlags
+	// looks are run's --models, --record, --replay and --allow-unpriced:
+	// the models of the look and act steps and of --design, with API
+	// keys from this worker's environment.
+	looks  lookFlags
+	Design bool
 }
 
 // NewCmdWorker builds 'worldprobe worker'.
@@ -45,6 +50,10 @@ no new trial, lets the running ones finish for --stop-grace, then cancels them
 (they go back to the queue, for another worker) and exits. --drain exits once the
 queue holds no unfinished trial (start it after the run has enqueued).
 
+Look and act steps, and --design, are judged with the models of --models (as
+for run), their API keys read from this worker's environment only: a job never
+carries one. Give every worker the same --models, --design and video flags.
+
 ` + exitStatusHelp("the worker stopped cleanly (drained or signalled)", ""),
 		Example: `  worldprobe run suites/starter --oracle --db postgres://wp@db:5432/wp --jobs 0 --out /shared/runs/starter &
   worldprobe worker --db postgres://wp@db:5432/wp --jobs 2          # on each machine
@@ -58,18 +67,45 @@ queue holds no unfinished trial (start it after the run has enqueued).
 	o.engineFlags.register(f)
 	f.StringVar(&o.DB, "db", "", "PostgreSQL URL of the queue (postgres://USER@HOST:PORT/DATABASE), as given to 'run --db'")
 	f.BoolVar(&o.Drain, "drain", false, "exit once the queue holds no unfinished trial")
-	f.DurationVar(&o.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "how long a trial may run before its worker is deemed dead and the trial is run elsewhere ; also each trial's time limit (keep it above the longest trial)")
+	o.rescue.register(f)
 	f.DurationVar(&o.StopGrace, "stop-grace", queue.DefaultStopGrace, "on SIGTERM, how long running trials may finish before they are cancelled and go back to the queue")
 	o.video.register(f)
+	o.looks.register(f)
+	f.BoolVar(&o.Design, "design", false, "rate every recorded XR trial on the ten XR design heuristics of docs/xr-design.md with the visual_judge role, as 'run --design' does")
 	return cmd
+}
+
+// runner gives r the judges of the model steps, as a local run has them:
+// the visual_judge role for look steps (and the design score with
+// --design), the xr_actor role for act steps, from --models and this
+// worker's environment. A role whose API key is not set here leaves its
+// steps unjudged, with a warning. The worker does not know which tasks it
+// will judge, so it makes both judges whatever the tasks.
+func (o *WorkerOptions) runner(ctx context.Context, io IO, r *trial.Runner) (*trial.Runner, error) {
+	var err error
+	if r.Looker, err = o.looks.lookerFor(ctx, io, "the look steps this worker judges"); err != nil {
+		return nil, err
+	}
+	if r.Actor, err = o.looks.actorFor(ctx, io, "the assertions after the act steps this worker judges"); err != nil {
+		return nil, err
+	}
+	if o.Design {
+		if r.Design, err = o.looks.designRater(ctx, io); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 	if !store.IsPostgresURL(o.DB) {
 		return usageErr("worker needs --db, a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE)")
 	}
-	if o.RescueAfter <= 0 || o.StopGrace <= 0 {
-		return usageErr("--rescue-after and --stop-grace must be positive")
+	if err := o.rescue.check(); err != nil {
+		return err
+	}
+	if o.StopGrace <= 0 {
+		return usageErr("--stop-grace must be positive")
 	}
 	video, err := o.video.value()
 	if err != nil {
@@ -80,8 +116,15 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 		return err
 	}
 	defer b.Close()
-	runner := &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video}
-	q, err := queue.OpenPostgres(ctx, o.DB, queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.RescueAfter,
+	if err := o.looks.shareLimits(ctx, o.DB); err != nil {
+		return runtimeErr(err)
+	}
+	defer o.looks.close()
+	runner, err := o.runner(ctx, io, &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video})
+	if err != nil {
+		return err
+	}
+	q, err := queue.OpenPostgres(ctx, o.DB, queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter,
 		StopGrace: o.StopGrace, Progress: io.ErrOut})
 	if err != nil {
 		return runtimeErr(err)

@@ -185,6 +185,8 @@ func TestQueueFlagsUsage(t *testing.T) {
 		{[]string{"run", tinySuite(), "--oracle", "--db", "mysql://u:secret@h/db"}, `--db "mysql://u:xxxxx@h/db": want a PostgreSQL URL`},
 		{[]string{"run", tinySuite(), "--oracle", "--jobs", "0"}, "--jobs must be at least 1 (0 only with --db"},
 		{[]string{"run", tinySuite(), "--oracle", "--executor", "river", "--rescue-after", "0s"}, "--rescue-after must be positive"},
+		{[]string{"worker", "--db", "postgres://u@127.0.0.1:1/db", "--rescue-after", "-1s"}, "--rescue-after must be positive"},
+		{[]string{"worker", "--db", "postgres://u@127.0.0.1:1/db", "--stop-grace", "0s"}, "--stop-grace must be positive"},
 	} {
 		code, _, stderr := execute(t, c.args...)
 		require.Equal(t, ExitUsage, code, "%v: %s", c.args, stderr)

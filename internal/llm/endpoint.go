@@ -177,7 +177,7 @@ func (e *endpoint) attempt(ctx context.Context, role Role, req Request, est, att
 	}
 	resp.Latency = e.reg.clock.Now().Sub(start)
 	resp.Role, resp.Provider, resp.Model, resp.Source = role, e.m.Provider, e.m.Model, SourceLive
-	e.tpm.charge(float64(resp.Usage.Total() - int64(est)))
+	e.tpm.charge(ctx, float64(resp.Usage.Total()-int64(est)))
 	e.limiter.succeeded()
 	return resp, nil
 }

@@ -20,6 +20,7 @@ type settings struct {
 	allowUnpriced bool
 	budgets       *Budgets
 	ledger        *Ledger
+	shared        SharedBuckets
 }
 
 // WithHTTPClient sets the HTTP client of every provider (proxies, tests).

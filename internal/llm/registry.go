@@ -23,6 +23,7 @@ type Registry struct {
 	env           Getenv
 	httpClient    *http.Client
 	clock         Clock
+	shared        SharedBuckets
 	retry         RetryPolicy
 	log           *slog.Logger
 	observers     []Observer
@@ -90,7 +91,7 @@ func New(cfg *Config, env Getenv, opts ...Option) (*Registry, error) {
 	}
 	r := &Registry{
 		cfg: cfg, source: "config", env: env,
-		httpClient: s.httpClient, clock: s.clock, log: s.logger, observers: s.observers,
+		httpClient: s.httpClient, clock: s.clock, shared: s.shared, log: s.logger, observers: s.observers,
 		pricing: DefaultPricing().withOverrides(cfg.Pricing), allowUnpriced: cfg.AllowUnpriced || s.allowUnpriced,
 		budgets: cfg.Budgets, ledger: s.ledger, redact: &redactor{},
 		roles: map[Role]*RoleModel{}, limiters: map[string]*adaptiveLimiter{},
@@ -196,8 +197,13 @@ func (r *Registry) newEndpoint(role Role, m ResolvedModel, maxRetries int) (*end
 		ep.client = newOpenAIClient(m, key, r.httpClient, r.redact, r.clock)
 	}
 	ep.limiter = r.limiterLocked(m)
-	ep.rpm = newBucket(m.RequestsPerMinute, r.clock)
-	ep.tpm = newBucket(m.TokensPerMinute, r.clock)
+	if r.shared != nil {
+		ep.rpm = newSharedBucket(m.RequestsPerMinute, r.clock, r.shared, m.Provider+"/"+m.Model+" requests")
+		ep.tpm = newSharedBucket(m.TokensPerMinute, r.clock, r.shared, m.Provider+"/"+m.Model+" tokens")
+	} else {
+		ep.rpm = newBucket(m.RequestsPerMinute, r.clock)
+		ep.tpm = newBucket(m.TokensPerMinute, r.clock)
+	}
 	return ep, nil
 }
 

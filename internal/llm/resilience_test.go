@@ -290,7 +290,7 @@ func TestTokenBucket(t *testing.T) {
 	require.NoError(t, b.take(ctx, 600, nil))
 	require.NoError(t, b.take(ctx, 100, nil))
 	require.Equal(t, []time.Duration{10 * time.Second}, clock.slept())
-	b.charge(50) // actual usage above the estimate
+	b.charge(context.Background(), 50) // actual usage above the estimate
 	require.NoError(t, b.take(ctx, 10, nil))
 	require.Equal(t, []time.Duration{10 * time.Second, 6 * time.Second}, clock.slept())
 	var nilBucket *bucket

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -25,6 +26,18 @@ import (
 // stay queued, and the workers go on with them.
 type Executor struct {
 	Queue *Queue
+}
+
+// Results implements run.Saving: the store the workers save runDir's
+// results in, which is the run folder's results.db on SQLite (local).
+// The queue owns it.
+func (e *Executor) Results(ctx context.Context, runDir string) (store.Store, bool, error) {
+	run, err := filepath.Abs(runDir)
+	if err != nil {
+		return nil, false, fmt.Errorf("locating the run folder: %w", err)
+	}
+	s, err := e.Queue.Results(ctx, run)
+	return s, e.Queue.local, err
 }
 
 // Execute implements run.Executor.

@@ -121,12 +121,8 @@ func (w *trialWorker) printf(format string, args ...any) {
 // finishedIn is the trial in dir's result.json when it is the trial key's,
 // else nil.
 func finishedIn(dir, key string) *result.Trial {
-	b, err := os.ReadFile(filepath.Join(dir, trial.ResultFile))
-	if err != nil {
-		return nil
-	}
-	t := &result.Trial{}
-	if json.Unmarshal(b, t) != nil || t.Key != key {
+	t, err := trial.ReadResult(os.DirFS(dir), ".")
+	if err != nil || t.Key != key {
 		return nil
 	}
 	return t

@@ -93,6 +93,8 @@ type Queue struct {
 	cfg     Config
 	results func(ctx context.Context, run string) (store.Store, error)
 	closers []func()
+	// local: the results go to each run folder's results.db (SQLite).
+	local bool
 
 	mu      sync.Mutex
 	started bool
@@ -106,7 +108,7 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the queue %s: %w", path, err)
 	}
-	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}}
+	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}, local: true}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
 		return store.OpenSQLite(ctx, filepath.Join(run, store.ResultsDB))
 	}, q)

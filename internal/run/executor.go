@@ -7,6 +7,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -17,6 +18,21 @@ import (
 // other machines sharing the run folder is another Executor.
 type Executor interface {
 	Execute(ctx context.Context, runDir string, specs []trial.Spec, done func(trial.Spec, *result.Trial) error) error
+}
+
+// Saving is an Executor whose workers save each trial's result in a
+// store themselves (River's workers do). Execute then records the plan's
+// size and the trials kept from before in that store as well, so that its
+// readers (the live viewer) see the whole run, and never saves a result
+// the workers saved.
+type Saving interface {
+	Executor
+	// Results is the store the workers save the results of the run
+	// folder runDir in. local reports that it is the run folder's own
+	// results.db (River on SQLite): Execute then uses it as its results
+	// database and closes nothing. Otherwise it is a shared database
+	// (PostgreSQL) and Execute copies every result into results.db too.
+	Results(ctx context.Context, runDir string) (s store.Store, local bool, err error)
 }
 
 // Local judges trials in this process with one runner, Jobs at once.

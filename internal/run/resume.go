@@ -113,10 +113,10 @@ func scan(out string) (map[string]finished, []string, error) {
 	}
 	done := map[string]finished{}
 	var unfinished []string
+	trials := os.DirFS(filepath.Join(out, "trials"))
 	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(out, "trials", e.Name(), trial.ResultFile))
-		t := &result.Trial{}
-		if err != nil || json.Unmarshal(b, t) != nil {
+		t, err := trial.ReadResult(trials, e.Name())
+		if err != nil {
 			unfinished = append(unfinished, e.Name())
 			continue
 		}

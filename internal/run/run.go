@@ -115,17 +115,8 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	// A new run folder is closed to other users, the browser's own system
-	// user included: a page that got out of Chromium's sandbox still could
-	// not read other candidates' pages or results.
-	_, statErr := os.Stat(o.Out)
-	if err := os.MkdirAll(filepath.Join(o.Out, "trials"), 0o755); err != nil {
-		return nil, fmt.Errorf("creating the run folder: %w", err)
-	}
-	if os.IsNotExist(statErr) {
-		if err := os.Chmod(o.Out, 0o750); err != nil {
-			return nil, fmt.Errorf("closing the run folder to other users: %w", err)
-		}
+	if err := CreateFolder(o.Out); err != nil {
+		return nil, err
 	}
 	lock := Lock{Worldprobe: o.Worldprobe, Chromium: o.Chromium, Tasks: map[string]string{}, Candidates: map[string]string{}}
 	if o.Runner != nil && o.Runner.Browser != nil {
@@ -177,14 +168,44 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	if err := rerunClasses(o, done); err != nil {
 		return nil, err
 	}
-	dbPath := filepath.Join(o.Out, store.ResultsDB)
-	db, err := store.OpenSQLite(ctx, dbPath)
-	if err != nil {
-		return nil, err
+	exec := o.Executor
+	if exec == nil {
+		exec = &Local{Runner: o.Runner, Jobs: o.Jobs}
 	}
-	defer db.Close()
-	if err := forgetUnplanned(ctx, db, o.Plan); err != nil {
-		return nil, err
+	// The run folder's results.db, and the shared database the executor's
+	// workers save to, if any (see Saving).
+	dbPath := filepath.Join(o.Out, store.ResultsDB)
+	var db, shared store.Store
+	workersSave := false
+	if sv, ok := exec.(Saving); ok {
+		st, local, err := sv.Results(ctx, o.Out)
+		if err != nil {
+			return nil, err
+		}
+		if local {
+			db, workersSave = st, true
+		} else {
+			shared = st
+		}
+	}
+	if db == nil {
+		sq, err := store.OpenSQLite(ctx, dbPath)
+		if err != nil {
+			return nil, err
+		}
+		defer sq.Close()
+		db = sq
+	}
+	for _, st := range []store.Store{db, shared} {
+		if st == nil {
+			continue
+		}
+		if err := forgetUnplanned(ctx, st, o.Plan); err != nil {
+			return nil, err
+		}
+		if err := st.SetPlanned(ctx, len(o.Plan)); err != nil {
+			return nil, err
+		}
 	}
 
 	var todo []Planned
@@ -204,6 +225,11 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 		}
 		todo = append(todo, p)
 	}
+	if shared != nil {
+		if err := saveMissing(ctx, shared, sum.Trials); err != nil {
+			return nil, err
+		}
+	}
 	if sum.Kept > 0 {
 		fmt.Fprintf(o.Progress, "resuming: %s kept, %d to run\n", plural(sum.Kept, "finished trial"), len(todo))
 	}
@@ -214,14 +240,12 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	exec := o.Executor
-	if exec == nil {
-		exec = &Local{Runner: o.Runner, Jobs: o.Jobs}
-	}
 	prog := newProgress(o.Progress, len(todo))
 	err = exec.Execute(ctx, o.Out, specs, func(s trial.Spec, t *result.Trial) error {
-		if err := db.Save(ctx, t); err != nil {
-			return err
+		if !workersSave {
+			if err := db.Save(ctx, t); err != nil {
+				return err
+			}
 		}
 		sum.Trials = append(sum.Trials, t)
 		sum.Dirs[t.Key] = s.Dir
@@ -242,6 +266,25 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	return sum, nil
 }
 
+// CreateFolder creates the run folder out and its trials folder if they
+// do not exist. A new run folder is closed to other users, the browser's
+// own system user included: a page that got out of Chromium's sandbox
+// still could not read other candidates' pages or results. Execute calls
+// it; so does whatever must put something in the folder before (River's
+// queue.db).
+func CreateFolder(out string) error {
+	_, statErr := os.Stat(out)
+	if err := os.MkdirAll(filepath.Join(out, "trials"), 0o755); err != nil {
+		return fmt.Errorf("creating the run folder: %w", err)
+	}
+	if os.IsNotExist(statErr) {
+		if err := os.Chmod(out, 0o750); err != nil {
+			return fmt.Errorf("closing the run folder to other users: %w", err)
+		}
+	}
+	return nil
+}
+
 // rerunClasses removes the finished trials whose class is to be rerun
 // (o.Rerun) from done and from the run folder.
 func rerunClasses(o Options, done map[string]finished) error {
@@ -258,6 +301,30 @@ func rerunClasses(o Options, done map[string]finished) error {
 				return fmt.Errorf("removing trial %s to rerun it: %w", f.dir, err)
 			}
 			delete(done, k)
+		}
+	}
+	return nil
+}
+
+// saveMissing saves to st the trials it does not hold yet.
+func saveMissing(ctx context.Context, st store.Store, trials []*result.Trial) error {
+	keys := make([]string, len(trials))
+	for i, t := range trials {
+		keys[i] = t.Key
+	}
+	have, err := st.Find(ctx, keys)
+	if err != nil {
+		return err
+	}
+	held := map[string]bool{}
+	for _, t := range have {
+		held[t.Key] = true
+	}
+	for _, t := range trials {
+		if !held[t.Key] {
+			if err := st.Save(ctx, t); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

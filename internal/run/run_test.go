@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,4 +249,110 @@ func TestLocalJudgesInTheBrowser(t *testing.T) {
 	require.Equal(t, result.OutcomeCrash, byModel["absent"].Outcome)
 	require.Equal(t, result.CrashNoCandidate, byModel["absent"].CrashKind)
 	require.False(t, byModel["absent"].Pass)
+}
+
+// countingStore counts the saves of each key.
+type countingStore struct {
+	store.Store
+	mu    sync.Mutex
+	saves map[string]int
+}
+
+func (c *countingStore) Save(ctx context.Context, t *result.Trial) error {
+	c.mu.Lock()
+	c.saves[t.Key]++
+	c.mu.Unlock()
+	return c.Store.Save(ctx, t)
+}
+
+func (c *countingStore) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.saves)
+}
+
+// savingExecutor is a stubExecutor whose workers save each result in
+// their store, as River's do.
+type savingExecutor struct {
+	stubExecutor
+	st    *countingStore
+	local bool
+}
+
+func (e *savingExecutor) Results(ctx context.Context, runDir string) (store.Store, bool, error) {
+	return e.st, e.local, nil
+}
+
+func (e *savingExecutor) Execute(ctx context.Context, runDir string, specs []trial.Spec, done func(trial.Spec, *result.Trial) error) error {
+	return e.stubExecutor.Execute(ctx, runDir, specs, func(s trial.Spec, t *result.Trial) error {
+		if err := e.st.Save(ctx, t); err != nil {
+			return err
+		}
+		return done(s, t)
+	})
+}
+
+func countingSQLite(t *testing.T, path string) *countingStore {
+	t.Helper()
+	s, err := store.OpenSQLite(context.Background(), path)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return &countingStore{Store: s, saves: map[string]int{}}
+}
+
+func planned(t *testing.T, s store.Store) int {
+	t.Helper()
+	n, err := s.Planned(context.Background())
+	require.NoError(t, err)
+	return n
+}
+
+// An executor whose workers save into the run folder's results.db
+// (River on SQLite) has each result saved once, by its worker; one whose
+// workers save into a shared database (PostgreSQL; a second SQLite file
+// stands in for it here) gets the trials kept from before copied there
+// once, and every result is in results.db too. Both stores hold the
+// plan's size.
+func TestResultsAreSavedOnce(t *testing.T) {
+	ctx := context.Background()
+	tasks := starterTasks(t)
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}, {Model: "fixtures", Fixtures: true}}, 1)
+	require.NoError(t, err)
+	cfg := Config{Suite: "starter", Tasks: []string{tasks[0].ID, tasks[1].ID}, Repeat: 1}
+	once := map[string]int{}
+	for _, p := range plan {
+		once[p.Key] = 1
+	}
+
+	t.Run("local", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run")
+		require.NoError(t, CreateFolder(out))
+		e := &savingExecutor{st: countingSQLite(t, filepath.Join(out, store.ResultsDB)), local: true}
+		sum, err := Execute(ctx, Options{Out: out, Config: cfg, Plan: plan, Executor: e})
+		require.NoError(t, err)
+		require.Equal(t, len(plan), sum.Ran)
+		require.Equal(t, once, e.st.counts())
+		require.Equal(t, len(plan), planned(t, e.st))
+	})
+
+	t.Run("shared", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run")
+		_, err := Execute(ctx, Options{Out: out, Config: cfg, Plan: plan, Executor: &stubExecutor{failAt: plan[3].Candidate}})
+		require.ErrorIs(t, err, errStub)
+		e := &savingExecutor{st: countingSQLite(t, filepath.Join(t.TempDir(), "shared.db"))}
+		sum, err := Execute(ctx, Options{Out: out, Config: cfg, Plan: plan, Executor: e})
+		require.NoError(t, err)
+		require.Equal(t, [2]int{3, len(plan) - 3}, [2]int{sum.Kept, sum.Ran})
+		require.Equal(t, once, e.st.counts(), "the 3 kept trials copied, the others saved by their workers")
+		require.Equal(t, len(plan), planned(t, e.st))
+		// Nothing left to run: nothing saved again.
+		_, err = Execute(ctx, Options{Out: out, Config: cfg, Plan: plan, Executor: e})
+		require.NoError(t, err)
+		require.Equal(t, once, e.st.counts())
+		db := countingSQLite(t, filepath.Join(out, store.ResultsDB))
+		stored, err := db.Trials(ctx)
+		require.NoError(t, err)
+		require.Len(t, stored, len(plan))
+		require.Equal(t, len(plan), planned(t, db))
+	})
 }

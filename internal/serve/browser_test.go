@@ -82,14 +82,16 @@ func TestViewerInChromium(t *testing.T) {
 	pc := p.Context()
 
 	type overview struct {
-		Rows   []string
-		Done   string
-		Status string
-		Marker bool
+		Rows    []string
+		Done    string
+		Planned string
+		Status  string
+		Marker  bool
 	}
 	const look = `(() => ({
 		rows: [...document.querySelectorAll("#live-board tbody tr")].map(r => r.cells[0].textContent),
 		done: document.querySelector("#progress .done").textContent,
+		planned: document.querySelector("#progress .planned").textContent,
 		status: document.getElementById("live-status").textContent,
 		marker: window.__stillTheSamePage === true,
 	}))()`
@@ -101,7 +103,7 @@ func TestViewerInChromium(t *testing.T) {
 	require.NoError(t, err)
 	first, err := chromedp.Run(pc, chromedp.Evaluate[overview](look))
 	require.NoError(t, err)
-	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Status: "live · 3 finished, 1 unfinished"}, first)
+	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Planned: "5", Status: "live · 3 of 5 finished, 1 unfinished"}, first)
 	if *updateShot {
 		png, err := chromedp.Run(pc, chromedp.FullScreenshot(100))
 		require.NoError(t, err)

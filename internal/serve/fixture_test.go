@@ -35,7 +35,8 @@ type fixture struct {
 // newFixture writes a run folder with three trials: the reference of
 // simulation/ball (pass, with a trace), a flawed page of it (fail, one
 // failed assertion, a trace, a screenshot and a video) and a crash of
-// rendering/fog; and one trial folder still running (no result.json).
+// rendering/fog; and one trial folder still running (no result.json). It
+// plans 5 trials (one not started yet).
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	base := t.TempDir()
@@ -50,6 +51,7 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	f := &fixture{dir: dir, db: db, outside: outside}
+	require.NoError(t, db.SetPlanned(context.Background(), 5))
 
 	fall := []result.Assertion{
 		{Probe: "interface", Level: "affordance", Status: "pass", Expr: "ball.position: vec3"},

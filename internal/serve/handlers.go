@@ -130,12 +130,13 @@ func (s *Server) render(w http.ResponseWriter, page string, render func(io.Write
 type progressState struct {
 	Version string         `json:"version"`
 	Done    int            `json:"done"`
+	Planned int            `json:"planned"`
 	Running int            `json:"running"`
 	Counts  map[string]int `json:"counts"`
 }
 
 func stateOf(snap *snapshot) progressState {
-	p := progressState{Version: snap.version, Done: snap.progress.Done, Running: snap.progress.Running, Counts: map[string]int{}}
+	p := progressState{Version: snap.version, Done: snap.progress.Done, Planned: snap.progress.Planned, Running: snap.progress.Running, Counts: map[string]int{}}
 	for _, c := range snap.progress.Counts {
 		p.Counts[c.Name] = c.N
 	}

@@ -44,7 +44,7 @@
   var events = new EventSource("/events");
   events.addEventListener("change", function (ev) {
     var d = JSON.parse(ev.data);
-    say("live · " + d.done + " finished" + (d.running ? ", " + d.running + " unfinished" : ""));
+    say("live · " + d.done + (d.planned ? " of " + d.planned : "") + " finished" + (d.running ? ", " + d.running + " unfinished" : ""));
     if (version !== null && d.version !== version && document.querySelector("[data-live]")) refresh();
   });
   events.onerror = function () { say("disconnected from the server: retrying"); };

@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -250,11 +249,15 @@ func (s *Server) read(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the trials: %w", err)
 	}
+	planned, err := s.db.Planned(ctx)
+	if err != nil {
+		return err
+	}
 	byDir, running, err := s.scanFolders()
 	if err != nil {
 		return err
 	}
-	version := fingerprint(trials, byDir, running)
+	version := fingerprint(trials, planned, byDir, running)
 	s.mu.Lock()
 	same := s.snap != nil && s.snap.version == version
 	s.mu.Unlock()
@@ -271,7 +274,7 @@ func (s *Server) read(ctx context.Context) error {
 	}
 	snap := &snapshot{version: version, byDir: byDir,
 		page:     report.Page{Title: s.title, Trials: trials, Board: board, Dirs: dirs},
-		progress: report.NewProgress(trials, 0, running, time.Now().Format("15:04:05"))}
+		progress: report.NewProgress(trials, planned, running, time.Now().Format("15:04:05"))}
 	s.mu.Lock()
 	s.snap = snap
 	for ch := range s.subs {
@@ -312,12 +315,8 @@ func (s *Server) scanFolders() (map[string]string, int, error) {
 		seen[name] = true
 		key := s.names[name]
 		if key == "" {
-			b, err := fs.ReadFile(fsys, path.Join("trials", name, trial.ResultFile))
-			var r struct {
-				Key string `json:"key"`
-			}
-			if err == nil && json.Unmarshal(b, &r) == nil {
-				key = r.Key
+			if t, err := trial.ReadResult(fsys, path.Join("trials", name)); err == nil {
+				key = t.Key
 			}
 			s.names[name] = key
 		}
@@ -336,9 +335,11 @@ func (s *Server) scanFolders() (map[string]string, int, error) {
 }
 
 // fingerprint is the version of a reading: it changes when a trial is
-// added, removed or judged again, or a folder appears or finishes.
-func fingerprint(trials []*result.Trial, byDir map[string]string, running int) string {
+// added, removed or judged again, the plan changes, or a folder appears
+// or finishes.
+func fingerprint(trials []*result.Trial, planned int, byDir map[string]string, running int) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "planned %d\n", planned)
 	for _, t := range trials {
 		fmt.Fprintf(h, "%s\x00%s\x00%t\x00%g\x00%s\x00%d\x00%g\n", t.Key, t.Outcome, t.Pass, t.VCov, t.StartedAt.Format(time.RFC3339Nano), t.Retries, t.DurationMs)
 	}

@@ -55,7 +55,7 @@ func TestOverviewShowsProgressAndLeaderboard(t *testing.T) {
 	require.Equal(t, http.StatusOK, w.Code)
 	require.Equal(t, "text/html; charset=utf-8", w.Header().Get("Content-Type"))
 	body := w.Body.String()
-	require.Contains(t, body, `<b class="done">3</b> trial(s) finished · <b class="running">1</b> unfinished (running now, or stopped midway)`)
+	require.Contains(t, body, `<b class="done">3</b> trial(s) finished of <b class="planned">5</b> planned · <b class="running">1</b> unfinished (running now, or stopped midway)`)
 	for name, n := range map[string]string{"pass": "1", "fail": "1", "crash": "1", "timeout": "0", "infra": "0", "unjudged": "0"} {
 		require.Contains(t, body, `<td class="num" data-count="`+name+`">`+n+`</td>`, name)
 	}
@@ -260,6 +260,7 @@ func TestEventsAnnounceNewTrials(t *testing.T) {
 	r := bufio.NewReader(resp.Body)
 	first := event(t, r)
 	require.Equal(t, 3, first.Done)
+	require.Equal(t, 5, first.Planned)
 	require.Equal(t, 1, first.Running)
 
 	// The running trial finishes: its result.json, then the store.
@@ -271,6 +272,7 @@ func TestEventsAnnounceNewTrials(t *testing.T) {
 		p = event(t, r)
 	}
 	require.NotEqual(t, first.Version, p.Version)
+	require.Equal(t, 5, p.Planned)
 	require.Equal(t, map[string]int{"pass": 2, "fail": 1, "crash": 1, "timeout": 0, "infra": 0, "unjudged": 0}, p.Counts)
 
 	var api progressState
@@ -298,7 +300,7 @@ func TestDBWithoutRunFolder(t *testing.T) {
 	body := get(t, h, "/grid").Body.String()
 	require.Contains(t, body, `<span class="chip fail" title="gpt, page: fail, V-Cov 50.0%, physics_violation" data-status="fail" data-attribution="physics_violation" data-model="gpt">✗ 50%</span>`)
 	require.NotContains(t, body, `href="/run/`, "no trial page and no report.html to link to")
-	require.Contains(t, get(t, h, "/").Body.String(), `<b class="done">3</b> trial(s) finished · <span class="muted">as of `)
+	require.Contains(t, get(t, h, "/").Body.String(), `<b class="done">3</b> trial(s) finished of <b class="planned">5</b> planned · <span class="muted">as of `)
 	require.Equal(t, http.StatusNotFound, get(t, h, flawedPage).Code)
 	require.Equal(t, http.StatusNotFound, get(t, h, "/run/results.db").Code)
 }

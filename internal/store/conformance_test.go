@@ -41,7 +41,8 @@ func openPool(t *testing.T, url string) *pgxpool.Pool {
 }
 
 // One PostgreSQL database holds many runs: each store sees, replaces and
-// deletes only its own run's trials, even under the same keys.
+// deletes only its own run's trials, even under the same keys, and keeps
+// its own plan.
 func TestPostgresRunsAreApart(t *testing.T) {
 	ctx := context.Background()
 	pool := openPool(t, pgtest.Start(t).NewDB(t))
@@ -62,4 +63,12 @@ func TestPostgresRunsAreApart(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Len(t, got[0].Assertions, 2)
+	// So are their plans.
+	require.NoError(t, a.SetPlanned(ctx, 3))
+	require.NoError(t, b.SetPlanned(ctx, 9))
+	na, err := a.Planned(ctx)
+	require.NoError(t, err)
+	nb, err := b.Planned(ctx)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{3, 9}, [2]int{na, nb})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	neturl "net/url"
 	"strings"
@@ -119,6 +120,28 @@ func (s *Postgres) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("deleting trial %s: %w", key, err)
 	}
 	return nil
+}
+
+// SetPlanned implements Store.
+func (s *Postgres) SetPlanned(ctx context.Context, n int) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO worldprobe_runs (run, planned) VALUES ($1, $2)
+		ON CONFLICT (run) DO UPDATE SET planned = excluded.planned`, s.run, n); err != nil {
+		return fmt.Errorf("recording the planned trials: %w", err)
+	}
+	return nil
+}
+
+// Planned implements Store.
+func (s *Postgres) Planned(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT planned FROM worldprobe_runs WHERE run = $1`, s.run).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the planned trials: %w", err)
+	}
+	return n, nil
 }
 
 // Close implements Store; the pool stays open (its owner closes it).

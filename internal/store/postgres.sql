@@ -35,3 +35,8 @@ CREATE TABLE IF NOT EXISTS worldprobe_assertions (
   PRIMARY KEY (run, trial_key, idx),
   FOREIGN KEY (run, trial_key) REFERENCES worldprobe_trials (run, key) ON DELETE CASCADE
 );
+-- Each run's plan: how many trials it holds.
+CREATE TABLE IF NOT EXISTS worldprobe_runs (
+  run     TEXT PRIMARY KEY,
+  planned INTEGER NOT NULL
+);

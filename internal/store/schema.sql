@@ -30,3 +30,8 @@ CREATE TABLE IF NOT EXISTS assertions (
   expr      TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (trial_key, idx)
 );
+-- The run's plan: how many trials it holds (one row).
+CREATE TABLE IF NOT EXISTS plan (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  planned INTEGER NOT NULL
+);

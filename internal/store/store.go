@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -33,6 +34,11 @@ type Store interface {
 	// Delete removes a trial and its assertions; a key not stored is no
 	// error.
 	Delete(ctx context.Context, key string) error
+	// SetPlanned records how many trials the run plans (its plan's size,
+	// finished trials included), replacing what was recorded.
+	SetPlanned(ctx context.Context, n int) error
+	// Planned is what SetPlanned recorded last; 0 when nothing was.
+	Planned(ctx context.Context) (int, error)
 	// Close releases the database.
 	Close() error
 }
@@ -174,6 +180,27 @@ func (s *SQLite) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("deleting trial %s: %w", key, err)
 	}
 	return nil
+}
+
+// SetPlanned implements Store.
+func (s *SQLite) SetPlanned(ctx context.Context, n int) error {
+	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO plan (id, planned) VALUES (1, ?)`, n); err != nil {
+		return fmt.Errorf("recording the planned trials: %w", err)
+	}
+	return nil
+}
+
+// Planned implements Store.
+func (s *SQLite) Planned(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT planned FROM plan WHERE id = 1`).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the planned trials: %w", err)
+	}
+	return n, nil
 }
 
 // Close implements Store.

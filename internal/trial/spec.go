@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -56,6 +59,23 @@ type Spec struct {
 // ResultFile is the file in a trial's folder that holds its result; a
 // folder without it is an unfinished trial.
 const ResultFile = "result.json"
+
+// ReadResult reads the result of the trial folder dir of fsys (its
+// ResultFile): the one reader of result.json, for resuming a run, for a
+// worker finding its predecessor's result, and for the viewer. An error
+// says the trial has not finished (no file, or one cut short).
+func ReadResult(fsys fs.FS, dir string) (*result.Trial, error) {
+	name := path.Join(dir, ResultFile)
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	t := &result.Trial{}
+	if err := json.Unmarshal(b, t); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return t, nil
+}
 
 // Loader turns specs into inputs: it loads each task and its contract once
 // (a run judges many candidates of one task), keeping no failure, and

@@ -35,6 +35,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"Find", find},
 		{"ConcurrentSavesOfOneKey", concurrentSaves},
 		{"Empty", empty},
+		{"Planned", planned},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, fresh(t)) })
@@ -161,6 +162,24 @@ func empty(t *testing.T, open Opener) {
 	got, err := s.Trials(context.Background())
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+// A new store has no plan (0); SetPlanned records the plan's size, a
+// second call replaces it, and it survives closing and reopening.
+func planned(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, err := open()
+	require.NoError(t, err)
+	n, err := s.Planned(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 0, n)
+	require.NoError(t, s.SetPlanned(ctx, 12))
+	require.NoError(t, s.SetPlanned(ctx, 7))
+	require.NoError(t, s.Close())
+	s = mustOpen(t, open)
+	n, err = s.Planned(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 7, n)
 }
 
 func keys(ts []*result.Trial) []string {
