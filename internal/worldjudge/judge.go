@@ -32,6 +32,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/probe"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -61,9 +62,11 @@ const (
 type Options struct {
 	Rubric  *rubric.Rubric
 	Capture capture.Options
-	// Offline: no model is asked; model halves stay unjudged. Phase 1
-	// judges only offline.
+	// Offline: no model is asked; model halves stay unjudged.
 	Offline bool
+	// Models gives the model roles (an *llm.Registry does); nil, or
+	// Offline, judges without models.
+	Models Models
 }
 
 // Report is one world's judgement (judge.json).
@@ -87,6 +90,9 @@ type Report struct {
 	Tests    []TestReport     `json:"tests"`
 	Gates    []GateReport     `json:"gates"`
 	Score    Score            `json:"score"`
+	// RefusedQuotes lists every quote a model gave that earned nothing,
+	// with why (not source text, too short, never ran, …).
+	RefusedQuotes []RefusedQuote `json:"refused_quotes,omitempty"`
 	// NotBuilt lists what this judge does not do yet.
 	NotBuilt []string `json:"not_built"`
 }
@@ -191,6 +197,13 @@ type HalfReport struct {
 	// Evidence points at what decided or would decide it.
 	Frames  []string       `json:"frames,omitempty"`
 	Measure map[string]any `json:"measure,omitempty"`
+	// Earned is the half's points when a verdict gives it other than its
+	// share or nothing (WC001's source judge: points × probability).
+	Earned *float64 `json:"earned,omitempty"`
+	// Evidence are the code quotes that decided a code half, checked; Hunt
+	// is the evidence agent's search when one ran.
+	Evidence []probe.Evidence `json:"evidence,omitempty"`
+	Hunt     *probe.Hunt      `json:"hunt,omitempty"`
 }
 
 // GateReport is a cross-test rule.
@@ -208,10 +221,9 @@ type Score struct {
 
 // NotBuilt is what phase 1 leaves out, said in every report.
 var NotBuilt = []string{
-	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran)",
 	"visual item judge, WC001 bug-hunt and blind identification (a vision model over the saved frames)",
 	"navigator agent and legend framing of the ten biomes (close views)",
-	"quote repair and the evidence agent",
+	"the evidence agent's location hint from WC002's placement code; one quote earning twice in a biome is not refused yet; forbidden items' code halves",
 	"scores with models, gates that need a model, E1–E4 classes of lost points",
 	"worldprobe judge mutate",
 }
@@ -237,7 +249,13 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 	if err != nil {
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
-	return Grade(o.Rubric, path, string(html), c), nil
+	rep = Grade(o.Rubric, path, string(html), c)
+	if !o.Offline && o.Models != nil {
+		if err := ReadCode(ctx, rep, o.Rubric, string(html), o.Models); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 // uncaptured is the report of a world with no capture at all.
