@@ -20,6 +20,7 @@ type JudgeOptions struct {
 	engineFlags
 	Rubric     string
 	Offline    bool
+	ModelsFile string
 	Out        string
 	Horizon    float64
 	FPS        float64
@@ -35,7 +36,7 @@ type JudgeOptions struct {
 func NewCmdJudge(io IO) *cobra.Command {
 	o := &JudgeOptions{}
 	cmd := &cobra.Command{
-		Use:   "judge WORLD... --rubric DIR --offline",
+		Use:   "judge WORLD... --rubric DIR (--models FILE | --offline)",
 		Short: "Capture open-ended worlds on the virtual clock and grade them against a rubric (WorldBench)",
 		Long: `Judge each WORLD (an HTML file, or a folder with index.html or world.html) against
 the rubric in --rubric (suites/worldbench/island: WorldBench's floating voxel island,
@@ -56,10 +57,20 @@ What runs (offline, no model):
     lines and functions ran (a code quote will earn its half only if its lines
     ran).
 
-What is not built yet: every half that needs a model (the code probe quoting
-source, the visual judge, blind identification, the navigator) is reported
-"unjudged", never 0 and never full; the score stays open. --offline is
-therefore required.
+With --models FILE (the code_probe and evidence_agent roles; docs/models.md):
+  - the code probe quotes the source for every item with a code half (one
+    call per test and biome); each quote must be source text by WorldBench's
+    rules, a failed one is repaired once (its fragments found in the source,
+    else a model picks line numbers from a numbered window; it never writes
+    code), and a verified quote earns its half only if its lines ran;
+  - the evidence agent (read-only grep and read-lines over the source, at most
+    10 tool calls) looks again at items the frames show but whose code the
+    probe did not find.
+Refused quotes are listed with why in judge.json and report.html.
+
+With --offline, or for what is not built yet (the visual judge, blind
+identification, the navigator), a half that needs a model is "unjudged",
+never 0 and never full; the score stays open while any half is.
 
 For each world, DIR/<name>/ (--out) gets judge.json (every item with its
 halves, the frames, pixel measures, day/night times, the coverage summary),
@@ -72,6 +83,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 
 ` + exitStatusHelp("every world was captured to the end", "a world's capture stopped early or never started (its report names why)"),
 		Example: `  worldprobe judge ../shared/corpus/worldbench/worlds/*/world.html --rubric suites/worldbench/island --offline
+  worldprobe judge world.html --rubric suites/worldbench/island --models models.yaml
   worldprobe judge world.html --rubric suites/worldbench/island --offline --out judged --horizon 120 --samples 8`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -87,7 +99,8 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.StringVar(&o.Rubric, "rubric", "", "rubric folder (its rubric.yaml), e.g. suites/worldbench/island")
-	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged (required: model judging is not built yet)")
+	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged")
+	f.StringVar(&o.ModelsFile, "models", "", "models file for the code_probe and evidence_agent roles (docs/models.md); without it, --offline")
 	f.StringVar(&o.Out, "out", "judge", "output folder: OUT/<world>/judge.json, report.html, frames/")
 	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
 	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")
@@ -103,9 +116,6 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	if o.Rubric == "" {
 		return usageErr("judge needs --rubric DIR (e.g. suites/worldbench/island)")
 	}
-	if !o.Offline {
-		return usageErr("judge needs --offline: judging with models (code probe, visual judge) is not built yet (docs/judge.md)")
-	}
 	if o.FPS <= 0 || o.FPS > 1000 {
 		return usageErr("--fps must be in (0, 1000]")
 	}
@@ -118,6 +128,10 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	r, err := rubric.Load(o.Rubric)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	models, err := judgeModels(ctx, io, o)
+	if err != nil {
+		return err
 	}
 	worlds := make([]string, len(o.Worlds))
 	names := make([]string, len(o.Worlds))
@@ -156,7 +170,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("making %s: %w", dir, err)
 		}
-		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, worldjudge.Options{Rubric: r, Capture: copts, Offline: true})
+		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, worldjudge.Options{Rubric: r, Capture: copts, Offline: models == nil, Models: models})
 		if err != nil {
 			return nil, fmt.Errorf("judging %s: %w", worlds[i], err)
 		}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
+)
+
+// judgeModels are the model roles of 'worldprobe judge': nil with
+// --offline; else the models file's code_probe (the code probe and quote
+// repair) and evidence_agent roles, each with its API key set. Neither
+// flag, both flags, a models file that cannot be read or a role without its
+// key is a usage error saying what to pass.
+func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (worldjudge.Models, error) {
+	switch {
+	case o.Offline && o.ModelsFile != "":
+		return nil, usageErr("judge takes --offline or --models FILE, not both")
+	case o.Offline:
+		return nil, nil
+	case o.ModelsFile == "":
+		return nil, usageErr("judge needs --models FILE (a models file giving the code_probe and evidence_agent roles a model; docs/models.md), or --offline to judge without models (every model half unjudged)")
+	}
+	reg, _, err := loadModels(io, o.ModelsFile, "", "", false)
+	if err != nil {
+		return nil, usageErr("--models: %v", err)
+	}
+	for _, role := range []llm.Role{llm.CodeProbe, llm.EvidenceAgent} {
+		info, name, noKey, err := roleModelInfo(ctx, reg, role, "")
+		if err != nil {
+			return nil, err
+		}
+		if noKey {
+			return nil, usageErr("--models %s: the %s role's model %s needs an API key in $%s, which is not set (or pass --offline)", o.ModelsFile, role, name, info.KeyEnv)
+		}
+	}
+	return reg, nil
+}
