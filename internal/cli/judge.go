@@ -244,5 +244,8 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 	if cv := rep.Coverage; cv != nil {
 		s += fmt.Sprintf(", %d/%d functions ran", cv.FunctionsRun, cv.Functions)
 	}
-	return s + ", score open: " + fmt.Sprintf("%g judged, %g unjudged", rep.Score.Judged, rep.Score.Unjudged) + " → " + filepath.Join(dir, "report.html")
+	if e := rep.Score.Earned; e != nil {
+		return s + fmt.Sprintf(", score %g of %g", *e, rep.Score.Max) + " → " + filepath.Join(dir, "report.html")
+	}
+	return s + ", score open: " + fmt.Sprintf("%g judged (earned %g), %g unjudged", rep.Score.Judged, rep.Score.EarnedOfJudged, rep.Score.Unjudged) + " → " + filepath.Join(dir, "report.html")
 }

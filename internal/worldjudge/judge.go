@@ -4,11 +4,12 @@
 // through the virtual clock, offline libraries, and coverage, so that only
 // code that ran can earn a code half.
 //
-// This is phase 1 (docs/judge.md): the capture (internal/worldjudge/capture),
-// the pixel measures, the quote check and the coverage are real; every half
-// that needs a model (the code probe, the visual judge, blind identification)
-// is reported "unjudged" — never 0 and never full — and the scores are left
-// open.
+// What exists is in docs/judge.md: the capture (internal/worldjudge/capture),
+// the pixel measures, the quote check, the coverage and, with models
+// (Options.Models), the reading side (ReadCode: the code probe, quote
+// repair and the evidence agent, internal/worldjudge/probe). Every half no
+// one has judged is reported "unjudged" — never 0 and never full — and the
+// scores stay open while one remains.
 package worldjudge
 
 import (

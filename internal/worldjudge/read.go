@@ -165,6 +165,13 @@ func aliases(r *rubric.Rubric, biome string) []string {
 func ApplyFindings(rep *Report, r *rubric.Rubric, found map[string]*probe.Finding) {
 	for ti := range rep.Tests {
 		tr := &rep.Tests[ti]
+		for fi := range tr.Forbidden {
+			for hi := range tr.Forbidden[fi].Halves {
+				if h := &tr.Forbidden[fi].Halves[hi]; h.Half == rubric.HalfCode && h.Status == result.StatusUnjudged {
+					h.Reason = "forbidden items are not probed yet"
+				}
+			}
+		}
 		for ii := range tr.Items {
 			ir := &tr.Items[ii]
 			f := found[findingKey(tr.ID, ir.Biome, ir.ID)]
