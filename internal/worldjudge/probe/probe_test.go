@@ -163,3 +163,24 @@ func TestProbeReplies(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, llm.IsFatal(err), "%v", err)
 }
+
+// TestRepairThatFailsKeepsTheQuote: a repair model that picks a line of
+// markup, or a line outside the window, repairs nothing: the quote stays
+// as the model gave it, refused.
+func TestRepairThatFailsKeepsTheQuote(t *testing.T) {
+	f := newFake(t, call("pick_lines", `{"lines": [25]}`), text(`I think it is line 3: {"lines": [3]}`))
+	c := world(t, f.model(t, llm.CodeProbe))
+	q := "rain.position.y -= delta * GRAVITY;"
+	ev, err := c.Verify(context.Background(), "motion", ByProbe, q)
+	require.NoError(t, err)
+	require.Equal(t, q, ev.Quote)
+	require.Empty(t, ev.Original)
+	require.Equal(t, RepairFailed, ev.Repair)
+	require.Equal(t, `the model picked lines [25] from a window of 13 lines, but they are not source text either (not_in_source): "</script>"`, ev.RepairNote)
+	require.Equal(t, RefusedNotInSource, ev.Refused)
+	ev, err = c.Verify(context.Background(), "motion", ByProbe, q)
+	require.NoError(t, err)
+	require.Equal(t, RepairFailed, ev.Repair)
+	require.Equal(t, "the repair model picked line 3, which is not in the window", ev.RepairNote)
+	require.Equal(t, RefusedNotInSource, ev.Refused)
+}

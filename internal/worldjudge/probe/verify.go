@@ -122,8 +122,14 @@ func (c *Checker) Verify(ctx context.Context, kind, by, q string) (Evidence, err
 		}
 		ev.Repair, ev.RepairNote = how, note
 		if how != RepairFailed {
-			ev.Original, ev.Quote = q, fixed
-			v = c.Src.Check(fixed, c.Rules)
+			// A repair that is not source text either leaves the quote as
+			// the model gave it.
+			if fv := c.Src.Check(fixed, c.Rules); fv.Verified {
+				ev.Original, ev.Quote, v = q, fixed, fv
+			} else {
+				ev.Repair = RepairFailed
+				ev.RepairNote = fmt.Sprintf("%s, but they are not source text either (%s): %q", note, fv.Reason, fixed)
+			}
 		}
 	}
 	ev.Verdict = v
