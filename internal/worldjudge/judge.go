@@ -251,10 +251,8 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
 	rep = Grade(o.Rubric, path, string(html), c)
-	if !o.Offline && o.Models != nil {
-		if err := ReadCode(ctx, rep, o.Rubric, string(html), o.Models); err != nil {
-			return nil, err
-		}
+	if err := readWithModels(ctx, rep, o, string(html)); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

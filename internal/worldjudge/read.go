@@ -79,6 +79,36 @@ func ReadCode(ctx context.Context, rep *Report, r *rubric.Rubric, html string, m
 	return nil
 }
 
+// readWithModels runs ReadCode when the judgement has models and a
+// capture to check quotes against: a world never captured, or captured
+// without the coverage asked for, has no way to tell code that ran, so its
+// code halves stay unjudged, saying why.
+func readWithModels(ctx context.Context, rep *Report, o Options, html string) error {
+	if o.Offline || o.Models == nil {
+		return nil
+	}
+	why := ""
+	switch {
+	case rep.Status == NotCaptured || rep.Status == Overloaded:
+		why = "the world was not captured, so no quote can be checked against what ran"
+	case o.Capture.Coverage && rep.Coverage == nil:
+		why = "coverage was asked for but none was collected, so no quote can be checked against what ran"
+	}
+	if why == "" {
+		return ReadCode(ctx, rep, o.Rubric, html, o.Models)
+	}
+	for ti := range rep.Tests {
+		for ii := range rep.Tests[ti].Items {
+			for hi := range rep.Tests[ti].Items[ii].Halves {
+				if h := &rep.Tests[ti].Items[ii].Halves[hi]; h.Half == rubric.HalfCode || h.Half == rubric.HalfCodeMotion {
+					h.Reason = why
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func findingKey(test, biome, id string) string { return test + "/" + biome + "/" + id }
 
 // Groups are the code probe's calls for a rubric: per biome for a test

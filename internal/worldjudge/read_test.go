@@ -242,3 +242,23 @@ func TestRetallyMatchesGrade(t *testing.T) {
 	after, _ := json.Marshal(rep)
 	require.JSONEq(t, string(before), string(after))
 }
+
+// TestNoReadingWithoutCoverage: with models but without the coverage the
+// capture asked for, the probe is not asked and the code halves stay
+// unjudged, saying why (a quote could not be checked against what ran).
+func TestNoReadingWithoutCoverage(t *testing.T) {
+	r := tinyRubric(t)
+	c := &capture.Capture{SHA256: "x", DayNight: &capture.DayNight{Day: "time_00", Night: "time_01", Gap: 170, Pinned: true}}
+	for i, v := range []uint8{200, 30} {
+		c.Views = append(c.Views, capture.WithRGB(capture.View{Name: []string{"time_00", "time_01"}[i], Kind: "time", Luma: float64(v)}, fill(grey3(v))))
+	}
+	rep := Grade(r, "isle/world.html", isleHTML(t), c)
+	f := newRouted(t, isleRoute)
+	o := Options{Rubric: r, Models: f.registry(t)}
+	o.Capture.Coverage = true
+	require.NoError(t, readWithModels(context.Background(), rep, o, isleHTML(t)))
+	require.Empty(t, f.calls)
+	h := rep.Tests[0].Items[0].Halves[0]
+	require.Equal(t, "unjudged", h.Status)
+	require.Equal(t, "coverage was asked for but none was collected, so no quote can be checked against what ran", h.Reason)
+}
