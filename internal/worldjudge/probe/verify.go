@@ -138,6 +138,10 @@ func (c *Checker) Verify(ctx context.Context, kind, by, q string) (Evidence, err
 		return ev, nil
 	}
 	ev.Lines = verdictLines(v)
+	if h := Hint(ev.Quote); h != "" {
+		ev.Refused = h
+		return ev, nil
+	}
 	if c.Cov == nil {
 		ev.OK = true
 		return ev, nil
