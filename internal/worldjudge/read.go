@@ -193,6 +193,7 @@ func aliases(r *rubric.Rubric, biome string) []string {
 // A finding without a verdict (the call failed, the reply could not be
 // read) leaves its halves unjudged, saying why.
 func ApplyFindings(rep *Report, r *rubric.Rubric, found map[string]*probe.Finding) {
+	onceInBiome(rep, found)
 	for ti := range rep.Tests {
 		tr := &rep.Tests[ti]
 		for fi := range tr.Forbidden {
@@ -219,6 +220,41 @@ func ApplyFindings(rep *Report, r *rubric.Rubric, found map[string]*probe.Findin
 						rep.RefusedQuotes = append(rep.RefusedQuotes, RefusedQuote{Test: tr.ID, Biome: ir.Biome, Item: ir.ID, Half: hr.Half, Evidence: ev})
 					}
 				}
+			}
+		}
+	}
+}
+
+// OnceInBiome are the tests where one quote earns for one item of a biome
+// only (WorldBench's evidence hash, WC004 and WC005): a generic line such
+// as scene.add(mesh) cannot stand for ten items.
+var OnceInBiome = map[string]bool{"WC004": true, "WC005": true}
+
+// onceInBiome refuses (probe.RefusedReused) every earning quote whose code
+// — comments and whitespace removed — already earned for an earlier item
+// of the same test and biome, in rubric order.
+func onceInBiome(rep *Report, found map[string]*probe.Finding) {
+	for _, tr := range rep.Tests {
+		if !OnceInBiome[tr.ID] {
+			continue
+		}
+		used := map[string]string{}
+		for _, it := range tr.Items {
+			f := found[findingKey(tr.ID, it.Biome, it.ID)]
+			if f == nil {
+				continue
+			}
+			for _, ev := range []*probe.Evidence{f.Look, f.Motion} {
+				if ev == nil || !ev.OK {
+					continue
+				}
+				k := it.Biome + "/" + probe.CodeHash(ev.Quote)
+				if first, ok := used[k]; ok && first != it.ID {
+					ev.OK, ev.Refused = false, probe.RefusedReused
+					ev.RepairNote = strings.TrimSpace(ev.RepairNote + " the same code already earned for " + first)
+					continue
+				}
+				used[k] = it.ID
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/probe"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/quote"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -262,3 +263,35 @@ func TestNoReadingWithoutCoverage(t *testing.T) {
 	require.Equal(t, "unjudged", h.Status)
 	require.Equal(t, "coverage was asked for but none was collected, so no quote can be checked against what ran", h.Reason)
 }
+
+// TestOneQuoteEarnsOnceInABiome: in WC004 the same code (comments and
+// whitespace aside) earns for the first item of a biome only; in WC003
+// it may earn for both.
+func TestOneQuoteEarnsOnceInABiome(t *testing.T) {
+	items := []rubric.Item{
+		{ID: "a", Biome: "delta", Points: 1, Halves: []string{rubric.HalfCode}},
+		{ID: "b", Biome: "delta", Points: 1, Halves: []string{rubric.HalfCode}},
+	}
+	r := &rubric.Rubric{Name: "tiny", TotalPoints: 4, Biomes: []rubric.Biome{{ID: "delta"}}, Tests: []rubric.Test{
+		{ID: "WC003", Points: 2, Items: items}, {ID: "WC004", Points: 2, Items: items}}}
+	rep := Grade(r, "w.html", "", &capture.Capture{})
+	found := map[string]*probe.Finding{}
+	for _, test := range []string{"WC003", "WC004"} {
+		found[test+"/delta/a"] = &probe.Finding{ID: "a", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "scene.add(mill); // the mill", OK: true, Verdict: quoteVerified()}}
+		found[test+"/delta/b"] = &probe.Finding{ID: "b", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "scene.add( mill );", OK: true, Verdict: quoteVerified()}}
+	}
+	ApplyFindings(rep, r, found)
+	Retally(rep, r)
+	got := []string{}
+	for _, tr := range rep.Tests {
+		for _, it := range tr.Items {
+			got = append(got, tr.ID+"/"+it.ID+" "+it.Halves[0].Status)
+		}
+	}
+	require.Equal(t, []string{"WC003/a pass", "WC003/b pass", "WC004/a pass", "WC004/b fail"}, got)
+	require.Equal(t, "look quote refused: reused", rep.Tests[1].Items[1].Halves[0].Reason)
+	require.Len(t, rep.RefusedQuotes, 1)
+	require.Equal(t, 3.0, *rep.Score.Earned)
+}
+
+func quoteVerified() quote.Verdict { return quote.Verdict{Verified: true, How: "whole"} }

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +32,19 @@ const (
 	// RefusedSameAsLook: a motion quote that is the look quote (it shows
 	// the thing is built, not that it moves).
 	RefusedSameAsLook = "same_as_look"
+	// RefusedReused: the same code already earned for another item of the
+	// biome.
+	RefusedReused = "reused"
 )
+
+var commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+
+// CodeHash identifies a quote's code: comments and whitespace removed,
+// SHA-256, the first 16 hex digits.
+func CodeHash(q string) string {
+	sum := sha256.Sum256([]byte(quote.Normalize(commentRe.ReplaceAllString(q, ""))))
+	return hex.EncodeToString(sum[:8])
+}
 
 // Who found a quote.
 const (
