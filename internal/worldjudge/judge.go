@@ -224,7 +224,7 @@ type Score struct {
 var NotBuilt = []string{
 	"visual item judge, WC001 bug-hunt and blind identification (a vision model over the saved frames)",
 	"navigator agent and legend framing of the ten biomes (close views)",
-	"reading: forbidden items are not probed; WorldBench's timeUpdate regexes; the evidence agent's location hint from WC002",
+	"reading: WorldBench's timeUpdate regexes and WC004's axis checks; the evidence agent's location hint from WC002",
 	"scores with models, gates that need a model, E1–E4 classes of lost points",
 	"worldprobe judge mutate",
 }

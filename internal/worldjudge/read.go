@@ -142,6 +142,16 @@ func Groups(r *rubric.Rubric) []probe.Group {
 			}
 			g.Items = append(g.Items, probe.Ask{ID: it.ID, Label: it.Label, Motion: wantsMotion(it), Axis: it.Axis})
 		}
+		for _, f := range t.Forbidden {
+			g := byBiome[f.Biome]
+			if g == nil {
+				// A forbidden item of a biome no item of the test names.
+				g = &probe.Group{Test: t.ID, Title: t.Title, Biome: f.Biome, Aliases: aliases(r, f.Biome), Probability: prob}
+				byBiome[f.Biome] = g
+				order = append(order, f.Biome)
+			}
+			g.Items = append(g.Items, probe.Ask{ID: f.ID, Label: f.Label, Forbidden: true})
+		}
 		for _, b := range order {
 			out = append(out, *byBiome[b])
 		}
@@ -197,9 +207,18 @@ func ApplyFindings(rep *Report, r *rubric.Rubric, found map[string]*probe.Findin
 	for ti := range rep.Tests {
 		tr := &rep.Tests[ti]
 		for fi := range tr.Forbidden {
-			for hi := range tr.Forbidden[fi].Halves {
-				if h := &tr.Forbidden[fi].Halves[hi]; h.Half == rubric.HalfCode && h.Status == result.StatusUnjudged {
-					h.Reason = "forbidden items are not probed yet"
+			fr := &tr.Forbidden[fi]
+			f := found[findingKey(tr.ID, fr.Biome, fr.ID)]
+			for hi := range fr.Halves {
+				if h := &fr.Halves[hi]; h.Half == rubric.HalfCode && f != nil {
+					forbiddenCode(h, f)
+					if h.Status == StatusPass {
+						for _, ev := range h.Evidence {
+							if ev.Quote != "" {
+								rep.RefusedQuotes = append(rep.RefusedQuotes, RefusedQuote{Test: tr.ID, Biome: fr.Biome, Item: fr.ID, Half: h.Half, Evidence: ev})
+							}
+						}
+					}
 				}
 			}
 		}
@@ -256,6 +275,26 @@ func onceInBiome(rep *Report, found map[string]*probe.Finding) {
 				}
 				used[k] = it.ID
 			}
+		}
+	}
+}
+
+// forbiddenCode judges a forbidden item's code half: "fail" (it leaks)
+// when its quote is source text that ran, else "pass".
+func forbiddenCode(hr *HalfReport, f *probe.Finding) {
+	hr.Evidence = nil
+	switch {
+	case f.Unjudged != "":
+		hr.Status, hr.Reason = result.StatusUnjudged, f.Unjudged
+	case !f.Found:
+		hr.Status, hr.Reason = StatusPass, "the code probe found no code building it"
+	case f.Look == nil:
+		hr.Status, hr.Reason = StatusPass, "the code probe claimed it without a quote"
+	default:
+		hr.Evidence = []probe.Evidence{*f.Look}
+		hr.Status, hr.Reason = StatusPass, "no leak proven: the "+describe(f.Look)
+		if f.Look.OK {
+			hr.Status, hr.Reason = StatusFail, "it leaks: the "+describe(f.Look)
 		}
 	}
 }
@@ -446,8 +485,9 @@ func ApplyHunt(rep *Report, test string, ir *ItemReport, hr *HalfReport, h *prob
 // Retally sums every test, and the ladder, again from the halves: a half
 // passed earns its share of the item (or its Earned), a failed one
 // nothing, an unjudged one keeps the test open; a part counts likewise; a
-// forbidden item keeps its test open until all its halves are judged, and
-// costs its penalty when one of them found it (status fail).
+// forbidden item costs its penalty (the test floored at 0) when one of its
+// halves found it (status fail), and keeps its test open while no half
+// found it and one is unjudged.
 func Retally(rep *Report, r *rubric.Rubric) {
 	rep.Score = Score{Max: r.TotalPoints}
 	open := false
@@ -495,18 +535,22 @@ func Retally(rep *Report, r *rubric.Rubric) {
 		}
 		forbiddenOpen := false
 		for _, f := range tr.Forbidden {
-			leak := false
+			leak, open := false, false
 			for _, h := range f.Halves {
 				switch h.Status {
 				case StatusFail:
 					leak = true
 				case StatusPass:
 				default:
-					forbiddenOpen = true
+					open = true
 				}
 			}
+			// A leak either half proves costs the penalty whatever the
+			// other says; no leak is known only when both are judged.
 			if leak {
 				tr.EarnedOfJudged = max(0, tr.EarnedOfJudged+f.Points)
+			} else if open {
+				forbiddenOpen = true
 			}
 		}
 		if tr.Unjudged > 0 {

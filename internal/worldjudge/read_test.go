@@ -132,7 +132,8 @@ func isleRoute(system, user string, tools int) map[string]any {
 	case strings.Contains(user, "The items (WC005)"):
 		return map[string]any{"content": "```json\n" + `{"items": [
 {"id": "night_dimming", "found": false, "probability": 0.2, "evidence": "", "motion_evidence": "", "reason": "I did not find it"},
-{"id": "moon", "found": true, "probability": 0.7, "evidence": "const moon = new THREE.Mesh(moonGeo, moonMat);", "motion_evidence": "moon.position.set(-sun.position.x, -sun.position.y, 0);", "reason": "a moon opposite the sun"}]}` + "\n```"}
+{"id": "moon", "found": true, "probability": 0.7, "evidence": "const moon = new THREE.Mesh(moonGeo, moonMat);", "motion_evidence": "moon.position.set(-sun.position.x, -sun.position.y, 0);", "reason": "a moon opposite the sun"},
+{"id": "stars_or_atmosphere_dome", "found": true, "probability": 0.6, "evidence": "const sun = new THREE.DirectionalLight(0xffffff, 1);", "motion_evidence": "", "reason": "a light in the sky"}]}` + "\n```"}
 	}
 	return nil
 }
@@ -151,7 +152,8 @@ func tinyRubric(t *testing.T) *rubric.Rubric {
 				{ID: "mill_spin", Biome: "delta", Points: 4, Kind: "terrain", Motion: true, Axis: "pulsing", Halves: []string{rubric.HalfCode, rubric.HalfSight, rubric.HalfCodeMotion, rubric.HalfSightMotion}}}},
 			{ID: "WC005", Title: "Temporal cycles", Points: 4, Items: []rubric.Item{
 				{ID: "night_dimming", Points: 2, Clock: "day", Sight: "pixel", Measure: "night_dimming", Halves: []string{rubric.HalfCode, rubric.HalfSight}},
-				{ID: "moon", Points: 2, Clock: "day", Sight: "none", Halves: []string{rubric.HalfCode}}}},
+				{ID: "moon", Points: 2, Clock: "day", Sight: "none", Halves: []string{rubric.HalfCode}}},
+				Forbidden: []rubric.Forbidden{{ID: "stars_or_atmosphere_dome", Penalty: 2, Label: "Stars or a sky dome"}}},
 		}}
 }
 
@@ -204,8 +206,10 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Nil(t, wc4.Earned, "WC004's sight halves are unjudged")
 	require.Equal(t, 2.0, wc4.Judged)
 	require.Equal(t, 2.0, wc4.Unjudged)
-	require.NotNil(t, wc5.Earned)
-	require.Equal(t, 2.0, *wc5.Earned)
+	require.NotNil(t, wc5.Earned, "the leak is proven by code: the sight half cannot undo it")
+	require.Equal(t, 0.0, *wc5.Earned, "2 earned, 2 for the leak")
+	require.Equal(t, "fail", wc5.Forbidden[0].Halves[0].Status)
+	require.Equal(t, "it leaks: the look quote verified (whole) at HTML lines 60, ran", wc5.Forbidden[0].Halves[0].Reason)
 	nd := wc5.Items[0].Halves[0]
 	require.NotNil(t, nd.Hunt)
 	require.Equal(t, "look quote (evidence agent) verified (whole) at HTML lines 76, ran", nd.Reason)
@@ -214,7 +218,7 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Equal(t, "look quote refused: not_in_source; motion quote refused: not_in_source", wc5.Items[1].Halves[0].Reason)
 
 	require.Nil(t, rep.Score.Earned)
-	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 5.6, Unjudged: 2}, rep.Score.Tally)
+	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 3.6, Unjudged: 2}, rep.Score.Tally)
 	var refused []string
 	for _, q := range rep.RefusedQuotes {
 		refused = append(refused, q.Item+"."+q.Half+":"+q.Kind+":"+q.Refused)

@@ -19,6 +19,8 @@ type Ask struct {
 	Motion bool `json:"needs_motion_quote,omitempty"`
 	// Axis is the expected motion (WC004), for the model's guidance.
 	Axis string `json:"expected_motion,omitempty"`
+	// Forbidden: the world must not build it; found means it leaks.
+	Forbidden bool `json:"must_not_be_present,omitempty"`
 }
 
 // Group is one probe call: the items of one test in one biome (WC003,
@@ -75,6 +77,7 @@ What counts:
 - Random placements over the whole map that are then skipped outside the biome do not count.
 - When an item needs a motion quote, give in motion_evidence the line(s) that change it over time (run every frame), not the line that creates it.
 - When the code does not build the item, answer found: false with empty quotes. Do not guess from the item's name.
+- Items marked must_not_be_present are things the world must not have: answer found: true, with the quote, only when the code does build one.
 
 Answer by calling report_items once with every listed item, or with the same JSON object: {"items": [{"id", "found", "probability", "evidence", "motion_evidence", "reason"}]}.`
 
