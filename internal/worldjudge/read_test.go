@@ -299,3 +299,41 @@ func TestOneQuoteEarnsOnceInABiome(t *testing.T) {
 }
 
 func quoteVerified() quote.Verdict { return quote.Verdict{Verified: true, How: "whole"} }
+
+// TestProbeRequestsOfTheCorpusWorlds: for each corpus world (read in
+// place; skipped without it) the island rubric makes 22 probe calls
+// asking about 194 items and 79 forbidden items, each call carrying the
+// world's scripts once; the sizes are logged (docs/PERFORMANCE.md).
+func TestProbeRequestsOfTheCorpusWorlds(t *testing.T) {
+	worlds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "worldbench", "worlds", "*", "world.html"))
+	if len(worlds) == 0 {
+		t.Skip("../shared/corpus/worldbench/worlds not present beside the project")
+	}
+	r := island(t)
+	groups := Groups(r)
+	require.Len(t, groups, 22)
+	items, forbidden := 0, 0
+	for _, g := range groups {
+		for _, a := range g.Items {
+			if a.Forbidden {
+				forbidden++
+			} else {
+				items++
+			}
+		}
+	}
+	require.Equal(t, 194, items)
+	require.Equal(t, 79, forbidden)
+	for _, w := range worlds {
+		b, err := os.ReadFile(w)
+		require.NoError(t, err)
+		src := quote.NewSource(string(b))
+		chars := 0
+		for _, g := range groups {
+			user := probe.Request(g, src).Messages[1].TextContent()
+			require.Equal(t, 1, strings.Count(user, src.JS), "the scripts once")
+			chars += len(probe.ProbePrompt) + len(user)
+		}
+		t.Logf("%s: scripts %d chars; 22 probe calls, %d prompt chars (≈ %d tokens at 4 chars a token)", filepath.Base(filepath.Dir(w)), len(src.JS), chars, chars/4)
+	}
+}
