@@ -338,7 +338,7 @@ func codeHalf(hr *HalfReport, test string, ir *ItemReport, f *probe.Finding) {
 	if ok {
 		hr.Status = StatusPass
 	}
-	if test == "WC001" && f.Probability >= 0 && hr.Half == rubric.HalfCode {
+	if test == "WC001" && hr.Half == rubric.HalfCode {
 		e := 0.0
 		if ok {
 			e = measure.Round(ir.Points*hr.Share*f.Probability, 2)
