@@ -87,6 +87,7 @@ func readWithModels(ctx context.Context, rep *Report, o Options, html string) er
 	if o.Offline || o.Models == nil {
 		return nil
 	}
+	rep.Mode = "models"
 	why := ""
 	switch {
 	case rep.Status == NotCaptured || rep.Status == Overloaded:

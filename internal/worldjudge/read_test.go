@@ -263,6 +263,7 @@ func TestNoReadingWithoutCoverage(t *testing.T) {
 	o.Capture.Coverage = true
 	require.NoError(t, readWithModels(context.Background(), rep, o, isleHTML(t)))
 	require.Empty(t, f.calls)
+	require.Equal(t, "models", rep.Mode)
 	h := rep.Tests[0].Items[0].Halves[0]
 	require.Equal(t, "unjudged", h.Status)
 	require.Equal(t, "coverage was asked for but none was collected, so no quote can be checked against what ran", h.Reason)
