@@ -3,6 +3,9 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -183,4 +186,42 @@ func TestRepairThatFailsKeepsTheQuote(t *testing.T) {
 	require.Equal(t, RepairFailed, ev.Repair)
 	require.Equal(t, "the repair model picked line 3, which is not in the window", ev.RepairNote)
 	require.Equal(t, RefusedNotInSource, ev.Refused)
+}
+
+// TestProbeOverAnthropic: the probe on an Anthropic model whose reply is
+// a tool_use block after a sentence, as Claude answers; the tool went out
+// in Anthropic's format.
+func TestProbeOverAnthropic(t *testing.T) {
+	var sent map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(raw, &sent)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id": "msg_probe", "type": "message", "role": "assistant", "model": "claude-probe",
+  "content": [
+    {"type": "text", "text": "I checked the scripts for both items."},
+    {"type": "tool_use", "id": "toolu_probe", "name": "report_items", "input": {"items": [
+      {"id": "rain_fall", "found": true, "probability": 0.9, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= dt * 9.8;", "reason": "rain falls in animate"},
+      {"id": "crabs", "found": false, "probability": 0.1, "evidence": "", "motion_evidence": "", "reason": "no crabs"}]}}
+  ],
+  "stop_reason": "tool_use", "stop_sequence": null,
+  "usage": {"input_tokens": 1800, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 140}}`))
+	}))
+	t.Cleanup(srv.Close)
+	cfg, err := llm.ParseConfig([]byte("allow_unpriced: true\nroles:\n  code_probe:\n    provider: anthropic\n    model: claude-probe\n    max_retries: 0\n    base_url: " + srv.URL + "\n    key_env: TEST_PROBE_KEY\n"))
+	require.NoError(t, err)
+	reg, err := llm.New(cfg, func(k string) string { return map[string]string{"TEST_PROBE_KEY": "sk-ant-test"}[k] })
+	require.NoError(t, err)
+	m, err := reg.Role(context.Background(), llm.CodeProbe)
+	require.NoError(t, err)
+	res, err := Probe(context.Background(), m, world(t, nil), Group{Test: "WC004", Biome: "delta", Items: []Ask{{ID: "rain_fall", Motion: true}, {ID: "crabs"}}})
+	require.NoError(t, err)
+	rf := res.Findings["rain_fall"]
+	require.True(t, rf.Look.OK && rf.Motion.OK, "%+v", rf)
+	require.Equal(t, "22-22", spansText(rf.Motion.Lines))
+	require.False(t, res.Findings["crabs"].Found)
+	tools := sent["tools"].([]any)
+	require.Equal(t, "report_items", tools[0].(map[string]any)["name"])
+	require.NotNil(t, tools[0].(map[string]any)["input_schema"])
+	require.Equal(t, ProbePrompt, sent["system"].([]any)[0].(map[string]any)["text"])
 }
