@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
@@ -20,6 +21,7 @@ type JudgeOptions struct {
 	engineFlags
 	Rubric     string
 	Offline    bool
+	ModelsFile string
 	Out        string
 	Horizon    float64
 	FPS        float64
@@ -35,7 +37,7 @@ type JudgeOptions struct {
 func NewCmdJudge(io IO) *cobra.Command {
 	o := &JudgeOptions{}
 	cmd := &cobra.Command{
-		Use:   "judge WORLD... --rubric DIR --offline",
+		Use:   "judge WORLD... --rubric DIR (--models FILE | --offline)",
 		Short: "Capture open-ended worlds on the virtual clock and grade them against a rubric (WorldBench)",
 		Long: `Judge each WORLD (an HTML file, or a folder with index.html or world.html) against
 the rubric in --rubric (suites/worldbench/island: WorldBench's floating voxel island,
@@ -58,11 +60,27 @@ What runs (offline, no model):
     lines and functions ran (a code quote will earn its half only if its lines
     ran).
 
-What this command does not do yet: hand models to the judge. Blind
-identification, the visual item judge, the bug-hunt and the navigator exist
-(docs/judge.md) but run only through the judge's Go API; here every half
-that needs a model is reported "unjudged", never 0 and never full, and the
-score stays open. --offline is therefore required.
+With --models FILE (docs/models.md), the model roles judge what needs a model:
+  - looking: blind identification (blind_identifier: every frame taken with the
+    UI hidden, shuffled, in one call, without the brief; a sighting counts only
+    in a frame it confirms), the visual item judge (visual_judge: sight halves
+    from confirmed frames, motion gated by the measured bursts) and WC001's
+    bug-hunt; the navigator (navigator, optional) frames each biome the legend
+    did not, in at most 8 tool calls;
+  - reading: the code probe (code_probe) quotes the source for every item with
+    a code half (one call per test and biome); each quote must be source text
+    by WorldBench's rules, a failed one is repaired once (its fragments found
+    in the source, else a model picks line numbers from a numbered window; it
+    never writes code), and a verified quote earns its half only if its lines
+    ran; the evidence agent (evidence_agent: read-only grep and read-lines
+    over the source, at most 10 tool calls) looks again at items the frames
+    show but whose code the probe did not find.
+Refused quotes are listed with why in judge.json and report.html; the score
+closes (280 points, per test and per biome, every lost point classed E1–E4)
+when every half is judged.
+
+With --offline, a half that needs a model is "unjudged", never 0 and never
+full; the score stays open while any half is.
 
 For each world, DIR/<name>/ (--out) gets judge.json (every item with its
 halves, the frames, pixel measures, day/night times, the coverage summary),
@@ -75,6 +93,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 
 ` + exitStatusHelp("every world was captured to the end", "a world's capture stopped early or never started (its report names why)"),
 		Example: `  worldprobe judge ../shared/corpus/worldbench/worlds/*/world.html --rubric suites/worldbench/island --offline
+  worldprobe judge world.html --rubric suites/worldbench/island --models models.yaml
   worldprobe judge world.html --rubric suites/worldbench/island --offline --out judged --horizon 120 --samples 8`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -90,7 +109,8 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f := cmd.Flags()
 	o.engineFlags.register(f)
 	f.StringVar(&o.Rubric, "rubric", "", "rubric folder (its rubric.yaml), e.g. suites/worldbench/island")
-	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged (required: model judging is not built yet)")
+	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged")
+	f.StringVar(&o.ModelsFile, "models", "", "models file giving the code_probe, evidence_agent, blind_identifier and visual_judge roles (navigator optional; docs/models.md); without it, --offline")
 	f.StringVar(&o.Out, "out", "judge", "output folder: OUT/<world>/judge.json, report.html, frames/")
 	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
 	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")
@@ -106,9 +126,6 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	if o.Rubric == "" {
 		return usageErr("judge needs --rubric DIR (e.g. suites/worldbench/island)")
 	}
-	if !o.Offline {
-		return usageErr("judge needs --offline: judging with models (code probe, visual judge) is not built yet (docs/judge.md)")
-	}
 	if o.FPS <= 0 || o.FPS > 1000 {
 		return usageErr("--fps must be in (0, 1000]")
 	}
@@ -121,6 +138,20 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	r, err := rubric.Load(o.Rubric)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	models, err := judgeModels(ctx, io, o)
+	if err != nil {
+		return err
+	}
+	var look worldjudge.LookModels
+	var navigator llm.Model
+	if models != nil {
+		if look, err = worldjudge.NewLookModels(ctx, models); err != nil {
+			return usageErr("--models %s: %v", o.ModelsFile, err)
+		}
+		if navigator, err = models.Role(ctx, llm.Navigator); err != nil {
+			navigator = nil // optional: without it, the legend alone frames biomes
+		}
 	}
 	worlds := make([]string, len(o.Worlds))
 	names := make([]string, len(o.Worlds))
@@ -141,6 +172,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	copts := capture.DefaultOptions(r.Pixels)
 	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage, copts.FPS = o.Horizon, o.Samples, o.Seed, !o.NoCoverage, o.FPS
 	copts.CallTimeout = o.Timeout
+	copts.Navigator = navigator
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()
 		if err != nil {
@@ -159,7 +191,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("making %s: %w", dir, err)
 		}
-		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, worldjudge.Options{Rubric: r, Capture: copts, Offline: true})
+		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, worldjudge.Options{Rubric: r, Capture: copts, Offline: models == nil, Models: models, Look: look})
 		if err != nil {
 			return nil, fmt.Errorf("judging %s: %w", worlds[i], err)
 		}
@@ -236,5 +268,8 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 	if cv := rep.Coverage; cv != nil {
 		s += fmt.Sprintf(", %d/%d functions ran", cv.FunctionsRun, cv.Functions)
 	}
-	return s + ", score open: " + fmt.Sprintf("%g judged, %g unjudged", rep.Score.Judged, rep.Score.Unjudged) + " → " + filepath.Join(dir, "report.html")
+	if e := rep.Score.Earned; e != nil {
+		return s + fmt.Sprintf(", score %g of %g", *e, rep.Score.Max) + " → " + filepath.Join(dir, "report.html")
+	}
+	return s + ", score open: " + fmt.Sprintf("%g judged (earned %g), %g unjudged", rep.Score.Judged, rep.Score.EarnedOfJudged, rep.Score.Unjudged) + " → " + filepath.Join(dir, "report.html")
 }

@@ -103,7 +103,7 @@ func ParseExpect(file string, data []byte) (Expect, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&e); err != nil {
-		return e, yamlError(file, err)
+		return e, YAMLError(file, err)
 	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root)

@@ -311,7 +311,7 @@ func (t *Task) RoomSource() string {
 func Parse(file string, data []byte) (*Task, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(file, err)
+		return nil, YAMLError(file, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, posErr(file, 0, "empty file")
@@ -320,7 +320,7 @@ func Parse(file string, data []byte) (*Task, error) {
 	dec.KnownFields(true)
 	var t Task
 	if err := dec.Decode(&t); err != nil {
-		return nil, yamlError(file, err)
+		return nil, YAMLError(file, err)
 	}
 	v := validator{file: file, root: root.Content[0]}
 	v.task(&t)
@@ -602,8 +602,9 @@ var goTypeWords = map[string]string{
 	"string": "a string", "bool": "true or false",
 }
 
-// yamlError turns yaml.v3 errors into file:line messages.
-func yamlError(file string, err error) error {
+// YAMLError turns a yaml.v3 decoding error (syntax or type) into
+// FILE:LINE messages, one per problem, joined.
+func YAMLError(file string, err error) error {
 	var te *yaml.TypeError
 	var lines []string
 	if errors.As(err, &te) {

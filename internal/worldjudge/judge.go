@@ -4,13 +4,14 @@
 // through the virtual clock, offline libraries, and coverage, so that only
 // code that ran can earn a code half.
 //
-// The capture (internal/worldjudge/capture, with the legend framing and
-// the navigator), the pixel measures, the quote check, the coverage and
-// the looking side with models (internal/worldjudge/look: blind
-// identification, the visual item judge, the bug-hunt) are real; scores
-// are aggregated from the halves' statuses (score.go). A half no model
-// judged is "unjudged" — never 0 and never full — and keeps its score
-// open (docs/judge.md).
+// What exists is in docs/judge.md: the capture (internal/worldjudge/capture,
+// with the legend framing and the navigator), the pixel measures, the
+// quote check, the coverage and, with models, the looking side
+// (internal/worldjudge/look: blind identification, the visual item judge,
+// the bug-hunt) and the reading side (ReadCode: the code probe, quote repair
+// and the evidence agent, internal/worldjudge/probe); scores are aggregated
+// from the halves' statuses (score.go). A half no model judged is
+// "unjudged" — never 0 and never full — and keeps its score open.
 package worldjudge
 
 import (
@@ -34,6 +35,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/coverage"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/probe"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -63,12 +65,14 @@ const (
 type Options struct {
 	Rubric  *rubric.Rubric
 	Capture capture.Options
-	// Offline: no model is asked; model halves stay unjudged. Phase 1
-	// judges only offline.
+	// Offline: no model is asked; model halves stay unjudged.
 	Offline bool
 	// Look are the looking side's models (looking.go); without them every
 	// sight half that needs a model stays unjudged.
 	Look LookModels
+	// Models gives the model roles (an *llm.Registry does); nil, or
+	// Offline, judges without models.
+	Models Models
 }
 
 // Report is one world's judgement (judge.json).
@@ -92,6 +96,9 @@ type Report struct {
 	Tests    []TestReport     `json:"tests"`
 	Gates    []GateReport     `json:"gates"`
 	Score    Score            `json:"score"`
+	// RefusedQuotes lists every quote a model gave that earned nothing,
+	// with why (not source text, too short, never ran, …).
+	RefusedQuotes []RefusedQuote `json:"refused_quotes,omitempty"`
 	// NotBuilt lists what this judge does not do yet.
 	NotBuilt []string `json:"not_built"`
 	// Looks are the looking side's model verdicts (blind identification,
@@ -213,6 +220,13 @@ type HalfReport struct {
 	// Evidence points at what decided or would decide it.
 	Frames  []string       `json:"frames,omitempty"`
 	Measure map[string]any `json:"measure,omitempty"`
+	// Earned is the half's points when a verdict gives it other than its
+	// share or nothing (WC001's source judge: points × probability).
+	Earned *float64 `json:"earned,omitempty"`
+	// Evidence are the code quotes that decided a code half, checked; Hunt
+	// is the evidence agent's search when one ran.
+	Evidence []probe.Evidence `json:"evidence,omitempty"`
+	Hunt     *probe.Hunt      `json:"hunt,omitempty"`
 }
 
 // GateReport is a cross-test rule.
@@ -230,11 +244,9 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"code probe (a model quoting source per item; quotes are then checked by internal/worldjudge/quote and refused when their lines never ran): every code half stays unjudged",
-	"quote repair and the evidence agent",
 	"WC002's classify and extract models (a biome covered by its code, its placement)",
-	"the CLI's --models: the looking models (worldjudge.NewLookModels) are not yet handed to the judge by 'worldprobe judge', which runs offline",
 	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
+	"reading: WorldBench's timeUpdate regexes and WC004's axis checks; the evidence agent's location hint from WC002",
 	"worldprobe judge mutate",
 }
 
@@ -263,10 +275,15 @@ func Judge(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path,
 		return nil, fmt.Errorf("reading the world: %w", err)
 	}
 	var looks *Looks
-	if o.Look.Enabled() {
+	if o.Look.Enabled() && !o.Offline {
 		looks = Look(ctx, o.Look, o.Rubric, dir, c)
 	}
-	return GradeWith(o.Rubric, path, string(html), c, looks), nil
+	rep = GradeWith(o.Rubric, path, string(html), c, looks)
+	if err := readWithModels(ctx, rep, o, string(html)); err != nil {
+		return nil, err
+	}
+	Aggregate(o.Rubric, rep)
+	return rep, nil
 }
 
 // uncaptured is the report of a world with no capture at all.

@@ -274,10 +274,19 @@ func scoreGroup(r *rubric.Rubric, t *rubric.Test, tr *TestReport, g *group, biom
 			pts := halfPoints(it, h)
 			switch h.Status {
 			case StatusPass:
-				earned += pts
+				got := pts
+				if h.Earned != nil { // WC001: the points times the probability
+					got = *h.Earned
+				}
+				earned += got
 				judgedPts += pts
+				failed += pts - got
 			case StatusFail:
 				judgedPts += pts
+				if h.Earned != nil {
+					earned += *h.Earned
+					failed -= *h.Earned
+				}
 				failed += pts
 			default:
 				all = false

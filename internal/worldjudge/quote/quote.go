@@ -315,3 +315,14 @@ func prefixRunes(s string, n int) string {
 	}
 	return s[:i]
 }
+
+// Find lists where a whitespace-free needle occurs in S, as HTML line
+// ranges (at most 20), first occurrence first.
+func (s *Source) Find(needle string) []Span { return s.spans(needle) }
+
+// LongestPrefix is the length in characters of the longest prefix of the
+// whitespace-free n found in S.
+func (s *Source) LongestPrefix(n string) int { return s.longestPrefix(n) }
+
+// PrefixRunes is the first n characters of s.
+func PrefixRunes(s string, n int) string { return prefixRunes(s, n) }

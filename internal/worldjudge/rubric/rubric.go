@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // FileName is the rubric file inside a rubric folder.
@@ -247,7 +249,8 @@ func Parse(path string, data []byte) (*Rubric, error) {
 	dec.KnownFields(true)
 	var r Rubric
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		// Syntax and type errors name their line as every other problem.
+		return nil, task.YAMLError(path, err)
 	}
 	r.Path, r.Dir = path, filepath.Dir(path)
 	if errs := r.validate(); len(errs) > 0 {

@@ -92,8 +92,18 @@ func TestRubricErrorsNameFileAndLine(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse("x.yaml", []byte("name: x\nbogus: 1\n")); err == nil || !strings.Contains(err.Error(), "x.yaml: yaml: unmarshal errors:\n  line 2: field bogus not found") {
-		t.Fatalf("unknown field: %v", err)
+	// Decoding errors name FILE:LINE too: an unknown field, a value of the
+	// wrong type, a syntax error.
+	for _, c := range []struct{ src, want string }{
+		{"name: x\nbogus: 1\n", "x.yaml:2: unknown field \"bogus\""},
+		{"name: x\ntotal_points: lots\n", "x.yaml:2: \"lots\" is not a number"},
+		{"name: x\ntests:\n  - id: WC001\n    points: [1\n", "x.yaml:3: did not find expected ',' or ']'"},
+		{"name: x\n\tbiomes: []\n", "x.yaml:2: found a tab character that violates indentation"},
+	} {
+		_, err := Parse("x.yaml", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q) = %v, want %q", c.src, err, c.want)
+		}
 	}
 }
 

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/worldprobe/worldprobe/internal/llm"
+)
+
+// judgeRoles are the roles 'worldprobe judge --models' needs: the reading
+// side's and the looking side's.
+var judgeRoles = []llm.Role{llm.CodeProbe, llm.EvidenceAgent, llm.BlindIdentifier, llm.VisualJudge}
+
+// judgeModels are the model roles of 'worldprobe judge': nil with
+// --offline; else the models file, whose judgeRoles must each have a model
+// with its API key set (the navigator role is optional). Neither
+// flag, both flags, a models file that cannot be read or a role without its
+// key is a usage error saying what to pass.
+func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (*llm.Registry, error) {
+	switch {
+	case o.Offline && o.ModelsFile != "":
+		return nil, usageErr("judge takes --offline or --models FILE, not both")
+	case o.Offline:
+		return nil, nil
+	case o.ModelsFile == "":
+		return nil, usageErr("judge needs --models FILE (a models file giving the code_probe, evidence_agent, blind_identifier and visual_judge roles a model; docs/models.md), or --offline to judge without models (every model half unjudged)")
+	}
+	reg, _, err := loadModels(io, o.ModelsFile, "", "", false)
+	if err != nil {
+		return nil, usageErr("--models: %v", err)
+	}
+	for _, role := range judgeRoles {
+		info, name, noKey, err := roleModelInfo(ctx, reg, role, "")
+		if err != nil {
+			return nil, err
+		}
+		if noKey {
+			return nil, usageErr("--models %s: the %s role's model %s needs an API key in $%s, which is not set (or pass --offline)", o.ModelsFile, role, name, info.KeyEnv)
+		}
+	}
+	return reg, nil
+}
