@@ -482,4 +482,3 @@ func ApplyHunt(rep *Report, test string, ir *ItemReport, hr *HalfReport, h *prob
 		rep.RefusedQuotes = append(rep.RefusedQuotes, RefusedQuote{Test: test, Biome: ir.Biome, Item: ir.ID, Half: hr.Half, Evidence: *h.Evidence})
 	}
 }
-
