@@ -19,7 +19,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files: suites/starter/labels.csv (TestStarterLabels), testdata/compare-judges.md (TestCompareJudges), examples/demo-gen/recordings (TestDemoRecordings), testdata/starter-bench.golden (TestBenchModelsOverTheStarterSuite)")
+var update = flag.Bool("update", false, "rewrite the golden files: suites/starter/labels.csv (TestStarterLabels), testdata/compare-judges-small.md (TestCompareJudges) and compare-judges.md (TestCompareJudgesWithFixtures, slow), examples/demo-gen/recordings (TestDemoRecordings), testdata/starter-bench.golden (TestBenchModelsOverTheStarterSuite)")
 
 // TestStarterLabels: suites/starter/labels.csv labels every reference and
 // blind alternate of the starter suite pass and every fixture fail, and

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -109,11 +108,7 @@ func TestHelpTeaches(t *testing.T) {
 // TestInterruptLeavesNoChromium runs the real binary on a hung page, sends
 // SIGINT, and checks that every Chromium process it started is gone.
 func TestInterruptLeavesNoChromium(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "worldprobe")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/worldprobe")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
-	cmd := exec.Command(bin, "inspect", "--timeout", "60s", "--web", webDir(t), filepath.Join(pagesDir(), "timeout.html"))
+	cmd := worldprobeCommand(t, "inspect", "--timeout", "60s", "--web", webDir(t), filepath.Join(pagesDir(), "timeout.html"))
 	require.NoError(t, cmd.Start())
 	defer func() { _ = cmd.Process.Kill() }()
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -103,14 +105,33 @@ func maskWallTimes(md string) string {
 }
 
 // TestCompareJudges makes a small real run folder — two starter tasks,
-// their references and fixtures, a hand-made light-slider page whose hue
-// label has another id, and no material-toggle page from that model —
-// then compares a DOM check (real Chromium) and a visual model (an
-// httptest provider) with its contract: a dry run, the table and
-// judges.md (golden: go test ./internal/cli -run TestCompareJudges
-// -update), judges.json, a resume that judges nothing, and the visual
-// judge skipped without a key.
+// their references, a hand-made light-slider page whose hue label has
+// another id, and no material-toggle page from that model — then
+// compares a DOM check (real Chromium) and a visual model (an httptest
+// provider) with its contract: a dry run, the table and judges.md
+// (golden: go test ./internal/cli -run TestCompareJudges -update), a false
+// positive and a false negative of the visual judge, judges.json, a
+// resume that judges nothing, and the visual judge skipped without a key.
+// TestCompareJudgesWithFixtures (slow) does the same with the tasks'
+// fixtures too.
 func TestCompareJudges(t *testing.T) {
+	compareJudges(t, false)
+}
+
+// TestCompareJudgesWithFixtures is TestCompareJudges with the two tasks'
+// seven fixtures in the run as well: ten candidates, the DOM judge's false
+// positives (golden testdata/compare-judges.md; -update writes it).
+func TestCompareJudgesWithFixtures(t *testing.T) {
+	testenv.Slow(t)
+	compareJudges(t, true)
+}
+
+// compareJudges is TestCompareJudges, with or without the fixtures.
+func compareJudges(t *testing.T, fixtures bool) {
+	n, golden, runArgs := 3, "compare-judges-small.md", []string{}
+	if fixtures {
+		n, golden, runArgs = 10, "compare-judges.md", []string{"--fixtures"}
+	}
 	ref, err := os.ReadFile(filepath.Join("..", "..", "suites", "starter", "application", "light-slider", "solution", "index.html"))
 	require.NoError(t, err)
 	hand := t.TempDir()
@@ -120,8 +141,8 @@ func TestCompareJudges(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(hand, "application", "light-slider", "index.html"), []byte(page), 0o644))
 
 	out := filepath.Join(t.TempDir(), "run")
-	code, _, stderr := execute(t, "run", filepath.Join("..", "..", "suites", "starter"), "--task", "application/light-slider", "--task", "rendering/material-toggle",
-		"--oracle", "--fixtures", "--candidates", "hand="+hand, "--allow-missing", "--out", out)
+	code, _, stderr := execute(t, append([]string{"run", filepath.Join("..", "..", "suites", "starter"), "--task", "application/light-slider", "--task", "rendering/material-toggle",
+		"--oracle", "--candidates", "hand=" + hand, "--allow-missing", "--out", out}, runArgs...)...)
 	require.Equal(t, ExitOK, code, stderr)
 
 	vlm := newFakeVLM(t)
@@ -133,11 +154,11 @@ func TestCompareJudges(t *testing.T) {
 
 	code, stdout, stderr := executeIn(ctx, env, "compare-judges", out, "--models", models, "--dry-run")
 	require.Equal(t, ExitOK, code, stderr)
-	require.Regexp(t, `^dry run: 10 candidates of 11 finished trials compared \(1 left out\), 0 verdicts kept, 20 to reach; nothing is judged or sent
-dom: 10 pages to load and check in Chromium
-visual: 10 calls to openai/test-vlm
-estimated cost: \$0\.\d{4} for the prompts \(about \d+ input tokens, a screenshot counted as 1000\) \+ at most \$0\.0400 for the output \(500 tokens a call\) = at most \$0\.\d{4}
-$`, stdout)
+	require.Regexp(t, fmt.Sprintf(`^dry run: %d candidates of %d finished trials compared \(1 left out\), 0 verdicts kept, %d to reach; nothing is judged or sent
+dom: %d pages to load and check in Chromium
+visual: %d calls to openai/test-vlm
+estimated cost: \$0\.\d{4} for the prompts \(about \d+ input tokens, a screenshot counted as 1000\) \+ at most \$%s for the output \(500 tokens a call\) = at most \$0\.\d{4}
+$`, n, n+1, 2*n, n, n, regexp.QuoteMeta(fmt.Sprintf("%.4f", float64(n)*500*8/1e6))), stdout)
 	require.Zero(t, vlm.count(), "a dry run sends nothing")
 
 	code, stdout, stderr = executeIn(ctx, map[string]string{EnvWeb: webDir(t)}, "compare-judges", out, "--models", models, "--dry-run")
@@ -146,17 +167,17 @@ $`, stdout)
 
 	code, stdout, stderr = executeIn(ctx, env, "compare-judges", out, "--models", models)
 	require.Equal(t, ExitOK, code, stderr)
-	require.Equal(t, 10, vlm.count())
-	require.Contains(t, stderr, "compare-judges "+out+": 10 candidates × 2 judges (dom, visual): 0 verdicts kept, 20 to reach, 2 jobs → "+filepath.Join(out, "judges.md")+"\n")
+	require.Equal(t, n, vlm.count())
+	require.Contains(t, stderr, fmt.Sprintf("compare-judges %s: %d candidates × 2 judges (dom, visual): 0 verdicts kept, %d to reach, 2 jobs → %s\n", out, n, 2*n, filepath.Join(out, "judges.md")))
 	require.Contains(t, stderr, "] application/light-slider hand/light-slider dom: fail 0.833: 1 of 6 checks failed: #hue-value: no element matches (named at brief.md:26) (")
-	require.Contains(t, stderr, "[20/20] ")
+	require.Contains(t, stderr, fmt.Sprintf("[%d/%d] ", 2*n, 2*n))
 	md, err := os.ReadFile(filepath.Join(out, "judges.md"))
 	require.NoError(t, err)
 	require.Contains(t, stdout, strings.SplitN(string(md), "\n", 3)[2][:200], "stdout shows the table of judges.md")
 	require.True(t, strings.HasSuffix(stdout, "table, every candidate's verdicts and the disagreements: "+filepath.Join(out, "judges.md")+", "+filepath.Join(out, "judges.json")+"\n"), stdout)
 
 	got := maskWallTimes(strings.ReplaceAll(string(md), out, "RUN"))
-	golden := filepath.Join("testdata", "compare-judges.md")
+	golden = filepath.Join("testdata", golden)
 	if *update {
 		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 	}
@@ -168,17 +189,17 @@ $`, stdout)
 	b, err := os.ReadFile(filepath.Join(out, "judges.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &rep))
-	require.Equal(t, 10, rep.Compared)
+	require.Equal(t, n, rep.Compared)
 	require.Equal(t, []string{"dom", "visual", "contract"}, []string{rep.Rows[0].Judge, rep.Rows[1].Judge, rep.Rows[2].Judge})
 	require.InDelta(t, 0.00348, *rep.Rows[1].USDPerCandidate, 1e-12, "1500 × $2 + 60 × $8 per 1M tokens")
-	require.Len(t, rep.Items, 10)
+	require.Len(t, rep.Items, n)
 	require.Len(t, rep.Items[0].Verdicts, 2)
 
 	// Resuming judges nothing, starts no browser and calls no model.
 	code, _, stderr = executeIn(ctx, env, "compare-judges", out, "--models", models)
 	require.Equal(t, ExitOK, code, stderr)
-	require.Contains(t, stderr, ": 20 verdicts kept, 0 to reach, ")
-	require.Equal(t, 10, vlm.count())
+	require.Contains(t, stderr, fmt.Sprintf(": %d verdicts kept, 0 to reach, ", 2*n))
+	require.Equal(t, n, vlm.count())
 	md2, err := os.ReadFile(filepath.Join(out, "judges.md"))
 	require.NoError(t, err)
 	require.Equal(t, got, maskWallTimes(strings.ReplaceAll(string(md2), out, "RUN")), "the same table from the stored verdicts")

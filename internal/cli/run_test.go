@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,13 +117,9 @@ func TestRunOracleFixturesResumeAndRerun(t *testing.T) {
 
 // TestKill9LosesNoFinishedTrial kills the real binary mid-run and resumes.
 func TestKill9LosesNoFinishedTrial(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "worldprobe")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/worldprobe")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", tinySuite(), "--oracle", "--repeat", "4", "--jobs", "1", "--out", out, "--web", webDir(t)}
-	cmd := exec.Command(bin, args...)
+	cmd := worldprobeCommand(t, args...)
 	require.NoError(t, cmd.Start())
 	deadline := time.Now().Add(120 * time.Second)
 	for time.Now().Before(deadline) {
@@ -139,7 +134,7 @@ func TestKill9LosesNoFinishedTrial(t *testing.T) {
 	require.GreaterOrEqual(t, len(before), 2)
 	require.Less(t, len(before), 4, "the run was killed before it finished")
 
-	res, err := exec.Command(bin, args...).CombinedOutput()
+	res, err := worldprobeCommand(t, args...).CombinedOutput()
 	require.NoError(t, err, string(res))
 	require.Contains(t, string(res), "resuming: "+itoa(len(before))+" finished trials kept")
 	after := readTrials(t, out)

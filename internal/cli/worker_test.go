@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -57,14 +56,10 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	testenv.Slow(t) // two browsers, a database and River's rescue (its leader checks every 30 s at most)
 	ctx := context.Background()
 	url := pgtest.Start(t).NewDB(t)
-	bin := filepath.Join(t.TempDir(), "worldprobe")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/worldprobe")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
 	out := filepath.Join(t.TempDir(), "run")
 	suite := filepath.Join("..", "queue", "testdata", "suite")
 
-	runCmd := exec.Command(bin, "run", suite, "--oracle", "--fixtures", "--repeat", "2", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
+	runCmd := worldprobeCommand(t, "run", suite, "--oracle", "--fixtures", "--repeat", "2", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
 	var runOut, runErr strings.Builder
 	runCmd.Stdout, runCmd.Stderr = &runOut, &runErr
 	require.NoError(t, runCmd.Start())
@@ -80,7 +75,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	}, 120*time.Second, 100*time.Millisecond, "the run enqueues 2 tasks × (reference + fixture) × 2 samples")
 
 	worker := func(watch func(string)) (*exec.Cmd, *lines, chan error) {
-		cmd := exec.Command(bin, "worker", "--db", url, "--jobs", "1", "--drain", "--rescue-after", "30s", "--web", webDir(t))
+		cmd := worldprobeCommand(t, "worker", "--db", url, "--jobs", "1", "--drain", "--rescue-after", "30s", "--web", webDir(t))
 		stderr, err := cmd.StderrPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())

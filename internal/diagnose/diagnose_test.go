@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -93,6 +94,35 @@ new Image().src = "https://example.com/sprite.png";
 		{Kind: KindConsoleError, Text: "tick true", When: "while the page ran", Count: 297},
 		{Kind: KindLoadFailure, Text: "the image request for https://example.com/sprite.png was refused: network access is disabled", Count: 1},
 	}, f.Items, "the runtime keeps 200 exceptions: the syntax error's and 199 of the 297 thrown")
+}
+
+// A page that hangs while the machine is overloaded: when a blank page
+// cannot run promptly either, the missed deadline is the machine's
+// (ErrOverloaded) and no finding reaches the model; when a blank page runs
+// promptly, the hang is the page's own and is reported.
+func TestErrorsOfAHangUnderOverload(t *testing.T) {
+	b, r := chromium(t)
+	tk := mover(t)
+	tk.Timeout = task.Duration(time.Second)
+	page := strings.Replace(solution(t, tk), "</body>",
+		"<script>let n = 0; (function f() { if (++n === 40) { for (;;) {} } requestAnimationFrame(f); })();</script></body>", 1)
+	loads := 0
+	m := trial.Machine{Retries: -1, Load: func() float64 { loads++; return 13 },
+		Healthy: func(context.Context, time.Duration) bool { return false }}
+	f, err := (&Errors{Browser: b, Resolver: r, Machine: m}).Diagnose(context.Background(), tk, page)
+	require.ErrorIs(t, err, ErrOverloaded)
+	require.EqualError(t, err, "machine_overloaded: the machine was too overloaded to check the page: it missed its 1s deadline 1 times with 13.0 load per core, and a blank page did not run within 10s either")
+	require.Nil(t, f, "nothing goes to the model")
+	require.Equal(t, 1, loads)
+
+	var asked time.Duration
+	m.Healthy = func(_ context.Context, within time.Duration) bool { asked = within; return true }
+	f, err = (&Errors{Browser: b, Resolver: r, Machine: m}).Diagnose(context.Background(), tk, page)
+	require.NoError(t, err)
+	require.Equal(t, trial.HealthWithin, asked)
+	require.Len(t, f.Items, 1, "%v", f.Items)
+	require.Equal(t, KindHang, f.Items[0].Kind)
+	require.Contains(t, f.Items[0].Text, "1s")
 }
 
 // A page that works raises nothing: nothing is sent.

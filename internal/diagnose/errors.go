@@ -8,6 +8,7 @@ package diagnose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -43,15 +44,24 @@ type Errors struct {
 	Browser  *browser.Browser
 	Resolver *resolve.Resolver
 	Logger   *slog.Logger
-	// Load reports the machine's load per core (nil: /proc/loadavg); a
-	// page that misses its deadline while the load is above
-	// trial.OverloadPerCore is run again with the deadline doubled, up to
-	// trial.DefaultRetries times, before the hang is reported.
-	Load func() float64
+	// Machine tells the machine's trouble from the page's, as for a
+	// trial (trial.RetryUnderLoad): a page that misses its deadline while
+	// the load is above trial.OverloadPerCore is run again with the
+	// deadline doubled, up to trial.DefaultRetries times; when it still
+	// misses it, the hang is the page's only if a blank page runs
+	// promptly, else Diagnose returns ErrOverloaded and nothing goes to
+	// the model. The zero value reads /proc/loadavg and probes the browser.
+	Machine trial.Machine
 }
 
+// ErrOverloaded: the page missed its deadline on every attempt while the
+// machine was overloaded, and a blank page could not run promptly either
+// (machine_overloaded): the machine's fault, which is never reported to
+// the model as the page's error.
+var ErrOverloaded = errors.New("machine_overloaded: the machine was too overloaded to check the page")
+
 // Diagnose implements [repair.Diagnoser]. The error is for
-// infrastructure problems only.
+// infrastructure problems only: ErrOverloaded among them.
 func (e *Errors) Diagnose(ctx context.Context, t *task.Task, page string) (*repair.Findings, error) {
 	static := repair.ScriptErrors(page)
 	dir, err := os.MkdirTemp("", "worldprobe-check-")
@@ -63,23 +73,19 @@ func (e *Errors) Diagnose(ctx context.Context, t *task.Task, page string) (*repa
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		return nil, fmt.Errorf("writing the page: %w", err)
 	}
-	load := e.Load
-	if load == nil {
-		load = trial.LoadPerCore
-	}
-	timeout := time.Duration(t.Timeout)
-	var rep *inspect.Report
-	for attempt := 0; ; attempt++ {
-		in := &inspect.Inspector{Browser: e.Browser, Resolver: e.Resolver, Options: inspect.Options{
-			Frames: t.Frames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: session.DefaultGPUTimeout,
-			SkipDraw: true, Width: t.Viewport.Width, Height: t.Viewport.Height, Logger: e.Logger}}
-		if rep, err = in.Inspect(ctx, path); err != nil {
-			return nil, fmt.Errorf("running the page of %s: %w", t.ID, err)
-		}
-		if rep.Crash == nil || rep.Crash.Kind != result.CrashTimeout || attempt >= trial.DefaultRetries || load() <= trial.OverloadPerCore {
-			break
-		}
-		timeout *= 2
+	rep, _, err := trial.RetryUnderLoad(ctx, e.Machine, e.Browser, e.Resolver, time.Duration(t.Timeout), ErrOverloaded,
+		func(timeout time.Duration) (*inspect.Report, bool, error) {
+			in := &inspect.Inspector{Browser: e.Browser, Resolver: e.Resolver, Options: inspect.Options{
+				Frames: t.Frames, FPS: t.FPS, Seed: t.Seed, Timeout: timeout, GPUTime: session.DefaultGPUTimeout,
+				SkipDraw: true, Width: t.Viewport.Width, Height: t.Viewport.Height, Logger: e.Logger}}
+			rep, err := in.Inspect(ctx, path)
+			if err != nil {
+				return nil, false, fmt.Errorf("running the page of %s: %w", t.ID, err)
+			}
+			return rep, rep.Crash != nil && rep.Crash.Kind == result.CrashTimeout, nil
+		}, nil)
+	if err != nil {
+		return nil, err
 	}
 	return &repair.Findings{
 		Checked: fmt.Sprintf("The page's scripts were parsed, then the page was loaded in Chromium (with WebGL) and run for %d frames at %g frames per second.", t.Frames, t.FPS),

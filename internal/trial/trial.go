@@ -93,46 +93,45 @@ const OverloadPerCore = 1.5
 // error (result.OutcomeInfra), not scored. On a machine that is not
 // overloaded a missed deadline is the page's: a timeout, at once.
 func (j *Runner) Run(ctx context.Context, in Input) (*result.Trial, error) {
-	retries := j.Retries
-	if retries == 0 {
-		retries = DefaultRetries
-	}
-	load := j.Load
-	if load == nil {
-		load = LoadPerCore
-	}
-	timeout := time.Duration(in.Task.Timeout)
 	start := time.Now()
-	var reasons []string
-	for attempt := 0; ; attempt++ {
-		tr, err := j.attempt(ctx, in, timeout)
-		if err != nil {
-			return nil, err
-		}
-		if tr.Outcome != result.OutcomeCrash || tr.CrashKind != inspect.CrashTimeout {
-			return finish(tr, start, reasons), nil
-		}
-		l := load()
-		if l <= OverloadPerCore {
-			return finish(tr, start, reasons), nil
-		}
-		why := fmt.Sprintf("attempt %d missed its %s deadline with the machine overloaded (load %.1f per core): %s",
-			attempt+1, timeout, l, tr.CrashMessage)
-		if attempt >= retries {
-			within := max(HealthWithin, timeout/20)
-			if j.healthy(ctx, within) {
-				tr.CrashMessage += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the page's own timeout)", l, within)
-				return finish(tr, start, reasons), nil
+	var (
+		last     *result.Trial
+		deadline time.Duration
+		reasons  []string
+	)
+	m := Machine{Retries: j.Retries, Load: j.Load, Healthy: j.healthy}
+	tr, own, err := RetryUnderLoad(ctx, m, j.Browser, j.Resolver, time.Duration(in.Task.Timeout), errOverloaded,
+		func(d time.Duration) (*result.Trial, bool, error) {
+			tr, err := j.attempt(ctx, in, d)
+			if err != nil {
+				return nil, false, err
 			}
-			tr.Outcome, tr.CrashKind = result.OutcomeInfra, ""
-			tr.CrashMessage = why + "; not scored (run again with --rerun infra on a quieter machine)"
-			tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov, tr.Attribution = false, 0, 0, 0, 0, "infra"
-			return finish(tr, start, reasons), nil
-		}
-		reasons = append(reasons, why)
-		timeout *= 2
+			last, deadline = tr, d
+			return tr, tr.Outcome == result.OutcomeCrash && tr.CrashKind == inspect.CrashTimeout, nil
+		},
+		func(missed time.Duration, l float64) error {
+			reasons = append(reasons, fmt.Sprintf("attempt %d missed its %s deadline with the machine overloaded (load %.1f per core): %s",
+				len(reasons)+1, missed, l, last.CrashMessage))
+			return nil
+		})
+	switch {
+	case errors.Is(err, errOverloaded):
+		tr = last
+		tr.Outcome, tr.CrashKind = result.OutcomeInfra, ""
+		tr.CrashMessage = fmt.Sprintf("attempt %d missed its %s deadline: %s; %v; not scored (run again with --rerun infra on a quieter machine)",
+			len(reasons)+1, deadline, tr.CrashMessage, err)
+		tr.Pass, tr.VCov, tr.ACov, tr.SCov, tr.TCov, tr.Attribution = false, 0, 0, 0, 0, "infra"
+	case err != nil:
+		return nil, err
+	case own != nil && own.Within > 0:
+		tr.CrashMessage += fmt.Sprintf(" (the machine was loaded, %.1f per core, but a blank page loaded and ran within %s: the page's own timeout)", own.Load, own.Within)
 	}
+	return finish(tr, start, reasons), nil
 }
+
+// errOverloaded is the machine's fault that Run turns into an
+// infrastructure trial.
+var errOverloaded = errors.New("the machine was overloaded")
 
 // HealthWithin is the least time the harness's health probe is given.
 const HealthWithin = 10 * time.Second

@@ -16,6 +16,9 @@ import (
 // under overload, a blank page must load and step within a twentieth of
 // the deadline (at least HealthWithin) for the timeout to be the page's.
 type Machine struct {
+	// Retries is how many times a deadline missed under overload is tried
+	// again; 0 means DefaultRetries, < 0 none.
+	Retries int
 	// Load is the 1-minute load average per core; nil reads /proc/loadavg.
 	Load func() float64
 	// Healthy reports whether a blank page runs within the time; nil
@@ -44,6 +47,10 @@ func RetryUnderLoad[T any](ctx context.Context, m Machine, b *browser.Browser, r
 	if load == nil {
 		load = LoadPerCore
 	}
+	retries := m.Retries
+	if retries == 0 {
+		retries = DefaultRetries
+	}
 	for n := 0; ; n++ {
 		v, missed, err := attempt(deadline)
 		if err != nil || !missed {
@@ -53,7 +60,7 @@ func RetryUnderLoad[T any](ctx context.Context, m Machine, b *browser.Browser, r
 		if l <= OverloadPerCore {
 			return v, &OwnTimeout{Load: l}, nil
 		}
-		if n < DefaultRetries {
+		if n < retries {
 			if before != nil {
 				if err := before(deadline, l); err != nil {
 					var zero T

@@ -58,4 +58,20 @@ func TestRetryUnderLoad(t *testing.T) {
 
 	_, _, err = RetryUnderLoad(ctx, busy, nil, nil, time.Second, errBusy, missAlways, func(time.Duration, float64) error { return errors.New("cannot clear") })
 	require.EqualError(t, err, "cannot clear")
+
+	// Machine.Retries: one retry, or none (< 0).
+	busy.Healthy = func(context.Context, time.Duration) bool { return true }
+	for _, c := range []struct {
+		retries int
+		want    []time.Duration
+	}{{1, []time.Duration{time.Second, 2 * time.Second}}, {-1, []time.Duration{time.Second}}} {
+		busy.Retries = c.retries
+		deadlines, befores = nil, nil
+		v, own, err = RetryUnderLoad(ctx, busy, nil, nil, time.Second, errBusy, missAlways, before)
+		require.NoError(t, err)
+		require.Equal(t, len(c.want), v)
+		require.Equal(t, c.want, deadlines, "retries %d", c.retries)
+		require.Equal(t, c.want[:len(c.want)-1], append([]time.Duration{}, befores...))
+		require.Equal(t, &OwnTimeout{Load: 4, Within: HealthWithin}, own)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,8 +185,10 @@ type Capture struct {
 	EntryURL string `json:"-"`
 	// Errors are the page's uncaught exceptions and console errors (first 20).
 	Errors []string `json:"errors,omitempty"`
-	// Blocked are requests refused offline (first 20): assets the world
-	// would have fetched.
+	// Blocked are requests refused offline (first 20, each once): assets
+	// the world would have fetched, whether the interception refused them
+	// or the page runtime did (window.open, a service worker, a worker's
+	// request); what has no URL is named by its kind in parentheses.
 	Blocked []string `json:"blocked,omitempty"`
 	Timing  Timing   `json:"timing"`
 }
@@ -243,7 +246,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 	k.s = s
 	c.EntryURL = s.EntryURL()
 	c.Timing.Load = time.Since(start).Milliseconds()
-	defer k.collectErrors()
+	defer k.collectErrors(ctx)
 	if err := s.LoadErr(); err != nil {
 		c.Failure = "load: " + pageReason(err)
 		c.DeadlineMissed = errors.Is(err, session.ErrUnresponsive)
@@ -298,19 +301,39 @@ type capturer struct {
 	s   *session.Session
 	out string
 	doc int
+	// refused is what the runtime of the documents before the current
+	// one refused (read before each reload).
+	refused []session.Blocked
 }
 
-func (k *capturer) collectErrors() {
+// collectErrors lists the page's errors and the requests refused: the
+// interception's, then the page runtime's (of every document; the current
+// one is read unless it stopped responding), each once.
+func (k *capturer) collectErrors(ctx context.Context) {
 	l := k.s.Log()
 	for _, e := range l.Errors {
 		if len(k.c.Errors) < 20 {
 			k.c.Errors = append(k.c.Errors, fmt.Sprintf("line %d: %s", e.Line, e.Message))
 		}
 	}
-	for _, b := range l.Requests.Blocked {
-		if len(k.c.Blocked) < 20 {
-			k.c.Blocked = append(k.c.Blocked, b.URL)
+	if !k.c.DeadlineMissed {
+		k.readRefused(ctx)
+	}
+	for _, b := range append(l.Requests.Blocked, k.refused...) {
+		what := b.URL
+		if what == "" {
+			what = "(" + b.Type + ")"
 		}
+		if len(k.c.Blocked) < 20 && !slices.Contains(k.c.Blocked, what) {
+			k.c.Blocked = append(k.c.Blocked, what)
+		}
+	}
+}
+
+// readRefused keeps what the current document's runtime refused.
+func (k *capturer) readRefused(ctx context.Context) {
+	if st, err := k.s.ReadStatus(ctx); err == nil {
+		k.refused = append(k.refused, st.Blocked...)
 	}
 }
 
@@ -346,6 +369,7 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
+	k.readRefused(ctx)
 	t = time.Now()
 	if err := k.toDay(ctx, day); err != nil {
 		return err

@@ -157,3 +157,36 @@ func TestAFrameTheHarnessCannotWriteIsNotTheWorlds(t *testing.T) {
 		t.Fatalf("capture %+v, error %v", c, err)
 	}
 }
+
+// TestBlockedListsWhatTheRuntimeRefusedToo: capture.blocked names the
+// requests the interception refused and what the page runtime itself
+// refused (window.open, a service worker), each once however often the
+// world tried it.
+func TestBlockedListsWhatTheRuntimeRefusedToo(t *testing.T) {
+	dir := t.TempDir()
+	world := filepath.Join(dir, "world.html")
+	page := `<!doctype html><canvas id=c width=64 height=64></canvas><script>
+const gl = document.getElementById('c').getContext('webgl');
+let n = 0;
+(function frame() { n++; gl.clearColor(0, n % 2, 1, 1); gl.clear(gl.COLOR_BUFFER_BIT); requestAnimationFrame(frame); })();
+for (let i = 0; i < 2; i++) {
+  window.open('https://example.com/popup');
+  new Image().src = 'https://example.com/sprite.png?' + i % 1;
+}
+navigator.serviceWorker.register('sw.js').catch(() => {});
+</script>`
+	if err := os.WriteFile(world, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions(islandPixels(t))
+	o.Width, o.Height, o.Coverage = 160, 100, false
+	o.Horizon, o.Samples = 1, 2
+	c, err := Run(context.Background(), h.Browser, h.Resolver, world, t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://example.com/sprite.png?0", "https://example.com/popup", "sw.js"}
+	if !reflect.DeepEqual(c.Blocked, want) {
+		t.Fatalf("blocked %q, want %q (failure %q)", c.Blocked, want, c.Failure)
+	}
+}
