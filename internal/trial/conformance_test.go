@@ -79,21 +79,22 @@ func openXRBlocksWorld(t *testing.T, fps float64) contract.Page {
 }
 
 // TestPageXRBlocksConformance: the page of a task with the XR Blocks
-// backend passes the XR conformance suite's poses case over the world
-// written with XR Blocks (one load of XR Blocks; the other cases, one load
+// backend passes the XR conformance suite's joints case over the world
+// written with XR Blocks — a hand placed, its joints read, setHandPose
+// turning one exactly (one load of XR Blocks; the other cases, one load
 // each, are TestPageXRBlocksConformanceSlow's).
 func TestPageXRBlocksConformance(t *testing.T) {
-	contracttest.XRHeadsetConformance(t, openXRBlocksWorld, world.XRBlocks, "poses")
+	contracttest.XRHeadsetConformance(t, openXRBlocksWorld, world.XRBlocks, "joints")
 }
 
 // TestPageXRBlocksConformanceSlow runs the XR conformance suite's other
-// cases against the XR Blocks backend: hands, locomotion and joints pass;
-// controller and the setHandPose half of joints are refused as
-// infrastructure naming the backend and skipped (slow: four loads of XR
-// Blocks, 20 s or more each on a loaded 2-core machine).
+// cases against the XR Blocks backend: poses, hands and locomotion pass;
+// controller is refused as infrastructure naming the backend and skipped
+// (slow: four loads of XR Blocks, 20 s or more each on a loaded 2-core
+// machine).
 func TestPageXRBlocksConformanceSlow(t *testing.T) {
 	testenv.Slow(t)
-	contracttest.XRHeadsetConformance(t, openXRBlocksWorld, world.XRBlocks, "controller", "hands", "locomotion", "joints")
+	contracttest.XRHeadsetConformance(t, openXRBlocksWorld, world.XRBlocks, "poses", "controller", "hands", "locomotion")
 }
 
 // TestPageXRRoomConformance: the Chromium page furnishes its headset's

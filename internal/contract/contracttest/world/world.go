@@ -112,7 +112,7 @@ var XRBlocks = Headset{
 	StartMode: "hand", Controllers: false, RightDevice: "right",
 	IndexOffset: [3]float64{0.012498365153067958, 0.028713442692822833, -0.21990382521630797},
 	Lacks:       []string{"palm-up"},
-	Why:         "XR Blocks' simulated hands take anatomical joint angles, not rotations relative to the parent joint",
+	HandPose:    true,
 }
 
 // HTML is the conformance world as a page (three.js from the CDN the
