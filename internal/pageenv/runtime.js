@@ -688,16 +688,25 @@
       return st;
     }
     // fillFrom writes into x what the terms hear from sample from on, at rate.
+    // fillFrom writes into x (a Float64Array or a Float32Array) the
+    // samples from..from+x.length of the terms' live tracks, each sample
+    // summed in double precision, term by term in order, and stored once
+    // (so a Float32Array gets the double sum rounded once, as a copy of a
+    // Float64Array would give it).
     function fillFrom(terms, rate, from, x) {
       const n = x.length;
       const clips = micClipsOf();
-      for (let k = 0; k < n; k++) x[k] = 0;
+      const live = [];
       for (let ti = 0; ti < terms.length; ti++) {
         const tr = terms[ti].track;
         if (apply(trackState, tr, []) !== 'live' || !apply(trackEnabled, tr, [])) continue;
-        const g = terms[ti].gain;
-        if (g === 0) continue;
-        for (let k = 0; k < n; k++) x[k] += g * micAt(clips, from + k, rate);
+        if (terms[ti].gain === 0) continue;
+        put(live, terms[ti].gain);
+      }
+      for (let k = 0; k < n; k++) {
+        let v = 0;
+        for (let ti = 0; ti < live.length; ti++) v += live[ti] * micAt(clips, from + k, rate);
+        x[k] = v;
       }
     }
 
@@ -747,9 +756,7 @@
         if (rec.next + (SP_MAX_BLOCKS - 1) * rec.size < end) rec.next = (MathFloor(end / rec.size) - SP_MAX_BLOCKS + 1) * rec.size;
         while (rec.next <= end) {
           const x = new RealFloat32Array(rec.size);
-          const xs = new RealFloat64Array(rec.size);
-          fillFrom(terms, rec.rate, rec.next - rec.size, xs);
-          for (let k = 0; k < rec.size; k++) x[k] = xs[k];
+          fillFrom(terms, rec.rate, rec.next - rec.size, x);
           let e;
           try {
             const input = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.inCh, sampleRate: rec.rate });
