@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 )
 
 // Rate is the synthetic microphone's sample rate: every injected sound is
@@ -41,6 +43,18 @@ const (
 	formatFloat      = 3
 	formatExtensible = 0xFFFE
 )
+
+// ReadWAV reads and parses (ParseWAV) the WAV file name, a slash-separated
+// path inside folder dir: the one way a task's wav: file is read, by the
+// task checker and by the trial. A file that cannot be read is an error
+// "reading NAME: …" wrapping the *os.PathError.
+func ReadWAV(dir, name string) (*Sound, error) {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return ParseWAV(name, data)
+}
 
 // ParseWAV reads a RIFF/WAVE file: integer PCM of 8 (unsigned), 16, 24 or
 // 32 bits or IEEE float of 32 or 64 bits, one or two channels, any rate

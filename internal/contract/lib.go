@@ -11,6 +11,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // LibraryVersion is the version of the CEL function library contracts are
@@ -610,25 +612,10 @@ func colorDist(a, b ref.Val) ref.Val {
 	return types.Double(distance(x[:], y[:]))
 }
 
-// formatFloats renders numbers as a YAML-style flow list.
-func formatFloats(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = formatFloat(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
+// formatFloats renders numbers as a YAML-style flow list
+// (target.FormatPoint).
+func formatFloats(xs []float64) string { return target.FormatPoint(xs) }
 
-// formatFloat renders a number with at most 10 significant digits, so that
-// 0.1+0.2 reads 0.3 while 4.1000001 stays distinguishable from 4.1.
-func formatFloat(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
-	}
-	return strconv.FormatFloat(x, 'g', 10, 64)
-}
+// formatFloat renders a number with at most 10 significant digits
+// (target.FormatFloat).
+func formatFloat(x float64) string { return target.FormatFloat(x) }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // StepAct is a bounded, model-driven loop of XR actions.
@@ -294,15 +295,9 @@ func actState(ctx context.Context, page Page, xr XR) (map[string]any, error) {
 	return st, nil
 }
 
-// round3 rounds to the millimetre (halves away from zero, never -0), so
-// that a state is short and the same run after run.
-func round3(v []float64) []float64 {
-	out := make([]float64, len(v))
-	for i, f := range v {
-		out[i] = math.Round(f*1000)/1000 + 0
-	}
-	return out
-}
+// round3 rounds to the millimetre, never -0 (target.RoundMM), so that a
+// state is short and the same run after run.
+func round3(v []float64) []float64 { return target.RoundMM(v) }
 
 // Acts counts the contract's act steps, setup included.
 func (c *Contract) Acts() int {

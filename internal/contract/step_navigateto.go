@@ -133,13 +133,7 @@ func (a *NavigateToStep) run(x *exec) error {
 	} else if path, err = grid.Path(from, goal, a.Stop); err != nil {
 		where := "room " + strconv.Quote(room)
 		// Places in messages to the millimetre (IWER keeps poses in float32).
-		mm := func(xs []float64) string {
-			out := make([]float64, len(xs))
-			for i, x := range xs {
-				out[i] = math.Round(x*1000) / 1000
-			}
-			return target.FormatPoint(out)
-		}
+		mm := func(xs []float64) string { return target.FormatPoint(target.RoundMM(xs)) }
 		switch {
 		case errors.Is(err, navmesh.ErrOutside):
 			err = fmt.Errorf("the user stands at %s on the floor, outside the walkable area of %s", mm(from[:]), where)

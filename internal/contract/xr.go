@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/worldprobe/worldprobe/internal/geom"
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
@@ -264,17 +265,16 @@ func mulQuat(a, b []float64) []float64 {
 	}
 }
 
-// rotate turns v by the unit quaternion q.
+// rotate turns v by the unit quaternion q (geom.Rotate over slices).
 func rotate(q, v []float64) []float64 {
-	// v' = v + 2w(u×v) + 2u×(u×v), u = q's vector part.
-	u := []float64{q[0], q[1], q[2]}
-	c := cross(u, v)
-	cc := cross(u, c)
-	return []float64{v[0] + 2*(q[3]*c[0]+cc[0]), v[1] + 2*(q[3]*c[1]+cc[1]), v[2] + 2*(q[3]*c[2]+cc[2])}
+	r := geom.Rotate([4]float64{q[0], q[1], q[2], q[3]}, [3]float64{v[0], v[1], v[2]})
+	return r[:]
 }
 
+// cross is a × b (geom.Cross over slices).
 func cross(a, b []float64) []float64 {
-	return []float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	r := geom.Cross([3]float64{a[0], a[1], a[2]}, [3]float64{b[0], b[1], b[2]})
+	return r[:]
 }
 
 // headingOf is the yaw in radians of where orientation q looks: the angle

@@ -38,6 +38,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/worldprobe/worldprobe/internal/geom"
 )
 
 // Options size the grid and the body walking on it.
@@ -152,22 +154,10 @@ func (e Entity) corners() ([][3]float64, error) {
 	p := e.Loc.Position
 	out := make([][3]float64, len(local))
 	for i, v := range local {
-		r := rotate(qq, v)
+		r := geom.Rotate(qq, v)
 		out[i] = [3]float64{r[0] + p.X, r[1] + p.Y, r[2] + p.Z}
 	}
 	return out, nil
-}
-
-// rotate turns v by the unit quaternion q [x, y, z, w].
-func rotate(q [4]float64, v [3]float64) [3]float64 {
-	u := [3]float64{q[0], q[1], q[2]}
-	c := cross(u, v)
-	cc := cross(u, c)
-	return [3]float64{v[0] + 2*(q[3]*c[0]+cc[0]), v[1] + 2*(q[3]*c[1]+cc[1]), v[2] + 2*(q[3]*c[2]+cc[2])}
-}
-
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
 // pt is a point on the floor: x and z.

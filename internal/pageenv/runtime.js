@@ -688,16 +688,25 @@
       return st;
     }
     // fillFrom writes into x what the terms hear from sample from on, at rate.
+    // fillFrom writes into x (a Float64Array or a Float32Array) the
+    // samples from..from+x.length of the terms' live tracks, each sample
+    // summed in double precision, term by term in order, and stored once
+    // (so a Float32Array gets the double sum rounded once, as a copy of a
+    // Float64Array would give it).
     function fillFrom(terms, rate, from, x) {
       const n = x.length;
       const clips = micClipsOf();
-      for (let k = 0; k < n; k++) x[k] = 0;
+      const live = [];
       for (let ti = 0; ti < terms.length; ti++) {
         const tr = terms[ti].track;
         if (apply(trackState, tr, []) !== 'live' || !apply(trackEnabled, tr, [])) continue;
-        const g = terms[ti].gain;
-        if (g === 0) continue;
-        for (let k = 0; k < n; k++) x[k] += g * micAt(clips, from + k, rate);
+        if (terms[ti].gain === 0) continue;
+        put(live, terms[ti].gain);
+      }
+      for (let k = 0; k < n; k++) {
+        let v = 0;
+        for (let ti = 0; ti < live.length; ti++) v += live[ti] * micAt(clips, from + k, rate);
+        x[k] = v;
       }
     }
 
@@ -747,9 +756,7 @@
         if (rec.next + (SP_MAX_BLOCKS - 1) * rec.size < end) rec.next = (MathFloor(end / rec.size) - SP_MAX_BLOCKS + 1) * rec.size;
         while (rec.next <= end) {
           const x = new RealFloat32Array(rec.size);
-          const xs = new RealFloat64Array(rec.size);
-          fillFrom(terms, rec.rate, rec.next - rec.size, xs);
-          for (let k = 0; k < rec.size; k++) x[k] = xs[k];
+          fillFrom(terms, rec.rate, rec.next - rec.size, x);
           let e;
           try {
             const input = new RealAudioBuffer({ length: rec.size, numberOfChannels: rec.inCh, sampleRate: rec.rate });
@@ -1201,22 +1208,38 @@
   let lastCamera = null;
   let renderCalls = 0;
   // views: the (camera, viewport) pairs rendered to the screen in the
-  // current frame, for projecting into split-screen layouts.
+  // current frame, for projecting into split-screen layouts. draws: every
+  // render call of the frame, in order — its scene, its camera and, when it
+  // drew to the screen, its view (null for a render target) — for
+  // projecting an object with the camera that drew its scene (a
+  // post-processed page draws the scene into a render target, then the
+  // canvas with a full-screen quad and an orthographic camera).
   // recordView runs in the page's frame loop (every render call), so it
   // reuses one viewport receiver instead of allocating per call.
-  let views = [], viewsFrame = -1;
+  let views = [], draws = [], viewsFrame = -1;
+  const DRAWS_KEPT = 32;
   const vp = { x: 0, y: 0, z: 0, w: 0, copy(v) { this.x = v.x; this.y = v.y; this.z = v.z; this.w = v.w; return this; } };
-  function recordView(renderer, camera) {
-    if (viewsFrame !== frame) { views = []; viewsFrame = frame; }
-    if (views.length >= 16) return;
+  function recordView(renderer, scene, camera) {
+    if (viewsFrame !== frame) { views = []; draws = []; viewsFrame = frame; }
+    let view = null, toTarget = false;
     try {
-      if (typeof renderer.getRenderTarget === 'function' && renderer.getRenderTarget()) return;
-      vp.x = 0; vp.y = 0; vp.z = 0; vp.w = 0;
-      if (typeof renderer.getViewport === 'function') renderer.getViewport(vp);
-      const pr = typeof renderer.getPixelRatio === 'function' ? renderer.getPixelRatio() : 1;
-      const el = renderer.domElement;
-      put(views, { camera, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr });
+      toTarget = typeof renderer.getRenderTarget === 'function' && !!renderer.getRenderTarget();
+      if (!toTarget) {
+        vp.x = 0; vp.y = 0; vp.z = 0; vp.w = 0;
+        if (typeof renderer.getViewport === 'function') renderer.getViewport(vp);
+        const pr = typeof renderer.getPixelRatio === 'function' ? renderer.getPixelRatio() : 1;
+        const el = renderer.domElement;
+        view = { camera, x: vp.x, y: vp.y, w: vp.z, h: vp.w, lw: el.width / pr, lh: el.height / pr };
+        if (views.length < 16) put(views, view);
+      }
     } catch (e) { /* a renderer without viewport queries */ }
+    if (!scene || !scene.isObject3D || (!view && !toTarget)) return;
+    // A frame with more render calls keeps its last DRAWS_KEPT.
+    if (draws.length >= DRAWS_KEPT) {
+      for (let i = 1; i < draws.length; i++) draws[i - 1] = draws[i];
+      draws.length = draws.length - 1;
+    }
+    put(draws, { scene, camera, view });
   }
   const devtools = new EventTarget();
   devtools.addEventListener('register', (e) => {
@@ -1236,7 +1259,7 @@
           value: function render(scene, camera) {
             renderCalls++;
             if (scene && scene.isObject3D) lastScene = scene;
-            if (camera && camera.isCamera) { lastCamera = camera; recordView(this, camera); }
+            if (camera && camera.isCamera) { lastCamera = camera; recordView(this, scene, camera); }
             return apply(orig, this, arguments);
           },
         });
@@ -1775,6 +1798,35 @@
     const v = views.length && views[views.length - 1].camera === lastCamera ? views[views.length - 1] : null;
     return projectWith(p, lastCamera, v);
   }
+  // projectObject projects an object's world position like project, but
+  // with the camera that last drew the object's scene in the frame (a
+  // scene that contains it): into that draw's viewport when it drew to the
+  // screen; when it drew into a render target, into the viewport of the
+  // first draw after it that reached the screen (the full-screen pass of a
+  // post-processing composer), and not at all when none did (a reflection
+  // or depth pass). An object no draw of the frame contains is projected
+  // by project's rule.
+  function projectObject(o, p) {
+    const eyes = xrEyes();
+    if (!(eyes && eyes[0] && eyes[0].viewport)) {
+      try {
+        for (let i = draws.length - 1; i >= 0; i--) {
+          const d = draws[i];
+          if (!contains(d.scene, o)) continue;
+          if (d.view) return projectWith(p, d.camera, d.view);
+          for (let j = i + 1; j < draws.length; j++) {
+            if (draws[j].view) return projectWith(p, d.camera, draws[j].view);
+          }
+        }
+      } catch (e) { /* a hostile scene graph: project's rule */ }
+    }
+    return project(p);
+  }
+  // contains says whether o is root or one of its descendants.
+  function contains(root, o) {
+    for (let q = o, n = 0; q && n < 1000; q = q.parent, n++) if (q === root) return true;
+    return false;
+  }
   function projectWith(p, cam, view) {
     const rect = canvasRect();
     if (!cam || !rect || !cam.projectionMatrix) return null;
@@ -1859,7 +1911,7 @@
     const e = o.matrixWorld ? o.matrixWorld.elements : null;
     const pos = e ? [e[12], e[13], e[14]] : [o.position.x, o.position.y, o.position.z];
     const mat = Array.isArray(o.material) ? o.material[0] : o.material;
-    const scr = project(pos);
+    const scr = projectObject(o, pos);
     const out = {
       name, type: String(o.type), position: pos.map(round6), visible,
       color: mat && mat.color ? hex(mat.color) : (o.color ? hex(o.color) : ''),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -217,6 +218,54 @@ func TestSplitViewportProjection(t *testing.T) {
 	for _, at := range [][2]int{{150, 100}, {350, 50}} {
 		r, g, b, _ := img.At(at[0], at[1]).RGBA()
 		require.Equal(t, [3]uint32{255, 0, 0}, [3]uint32{r >> 8, g >> 8, b >> 8}, "the cube is drawn at %v", at)
+	}
+}
+
+// TestComposerProjection: on a page drawn through a post-processing
+// composer (the scene into a render target with a perspective camera, the
+// canvas with a full-screen quad and an orthographic camera, a HUD scene
+// over it, the scene drawn again from the side into a render target nothing
+// shows), an object is projected with the camera that drew its scene to
+// what ends on screen, and the pixel there is the object's. An object in a
+// scene no draw of the frame contains keeps the old rule (the last camera
+// drawn with, over the whole canvas). Projections are rounded to 1e-6 px.
+func TestComposerProjection(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "composer.html"))
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+	// cube (0.5, 0.25, -2), a 90° camera with aspect 2: NDC (0.125, 0.125)
+	// on the 400x200 canvas → (225, 87.5).
+	cube, err := s.Object(ctx, "cube")
+	require.NoError(t, err)
+	require.Equal(t, []float64{225, 87.5}, cube.Screen)
+	require.True(t, cube.OnScreen)
+	// badge (1.5, 0.5) in the HUD's [-2, 2] x [-1, 1] → (350, 50).
+	badge, err := s.Object(ctx, "badge")
+	require.NoError(t, err)
+	require.Equal(t, []float64{350, 50}, badge.Screen)
+	require.True(t, badge.OnScreen)
+	// loose (-1, -0.5, 0), in no drawn scene: the side camera (the last
+	// drawn with) at (5, 0, -2) looking down -x, 60°, sees it 6 m ahead, 2 m
+	// left and 0.5 m down; projected over the whole canvas.
+	loose, err := s.Object(ctx, "loose")
+	require.NoError(t, err)
+	f := 1 / math.Tan(math.Pi/6)
+	require.Len(t, loose.Screen, 2)
+	require.InDelta(t, (1-2*f/6)/2*400, loose.Screen[0], 1e-5)
+	require.InDelta(t, (1+0.5*f/6)/2*200, loose.Screen[1], 1e-5)
+
+	// objectPixel reads the canvas at the floor of the screen position.
+	px, err := s.CanvasPixels(ctx)
+	require.NoError(t, err)
+	img, err := pixel.DecodePNG(px.PNG)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		at   [2]int
+		want [3]uint32
+	}{{[2]int{225, 87}, [3]uint32{255, 0, 0}}, {[2]int{350, 50}, [3]uint32{0, 255, 0}}} {
+		r, g, b, _ := img.At(c.at[0], c.at[1]).RGBA()
+		require.Equal(t, c.want, [3]uint32{r >> 8, g >> 8, b >> 8}, "the pixel at %v", c.at)
 	}
 }
 

@@ -162,18 +162,37 @@ func (t Target) String() string {
 }
 
 // FormatPoint renders coordinates as a YAML flow list with at most 10
-// significant digits each: [0.3, 4.1000001].
+// significant digits each (FormatFloat): [0.3, 4.1000001].
 func FormatPoint(xs []float64) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		switch {
-		case math.IsNaN(x):
-			parts[i] = "NaN"
-		case math.IsInf(x, 0):
-			parts[i] = map[bool]string{true: "Infinity", false: "-Infinity"}[x > 0]
-		default:
-			parts[i] = strconv.FormatFloat(x, 'g', 10, 64)
-		}
+		parts[i] = FormatFloat(x)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// FormatFloat renders a number with at most 10 significant digits, so that
+// 0.1+0.2 reads 0.3 while 4.1000001 stays distinguishable from 4.1; NaN
+// and the infinities as YAML-ish words (NaN, Infinity, -Infinity).
+func FormatFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(x, 'g', 10, 64)
+}
+
+// RoundMM rounds coordinates to the millimetre (halves away from zero)
+// and never gives -0, so that a place in a message or a state reads the
+// same run after run: [-0.0004, 0.0005] → [0, 0.001].
+func RoundMM(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x*1000)/1000 + 0 // -0 + 0 is +0
+	}
+	return out
 }

@@ -52,3 +52,17 @@ func TestHandJoints(t *testing.T) {
 	require.Equal(t, KindJoint, j.Kind())
 	require.Equal(t, "{joint: {hand: right, name: index-finger-tip}}", j.String())
 }
+
+// TestRoundMM: to the millimetre, halves away from zero, never -0 (a
+// place printed in a message reads 0, not -0).
+func TestRoundMM(t *testing.T) {
+	got := RoundMM([]float64{-0.0004, 0.0005, -0.0005, 1.23449, -2.5e-7, 0})
+	require.Equal(t, []float64{0, 0.001, -0.001, 1.234, 0, 0}, got)
+	for i, x := range got {
+		if x == 0 {
+			require.False(t, math.Signbit(x), "coordinate %d is -0", i)
+		}
+	}
+	require.Equal(t, "[0, 0.001, -0.001, 1.234, 0, 0]", FormatPoint(got))
+	require.Equal(t, "[NaN, Infinity, -Infinity, 0.3]", FormatPoint([]float64{math.NaN(), math.Inf(1), math.Inf(-1), 0.1 + 0.2}))
+}

@@ -295,10 +295,9 @@ func lintSounds(t *Task, c *contract.Contract) []Finding {
 				continue
 			}
 			seen[a.Sound.WAV] = true
-			data, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(a.Sound.WAV)))
-			if err == nil {
-				_, err = audio.ParseWAV(a.Sound.WAV, data)
-			} else {
+			_, err := audio.ReadWAV(t.Dir, a.Sound.WAV)
+			var unread *os.PathError
+			if errors.As(err, &unread) {
 				err = fmt.Errorf("%s: %s", a.Sound.WAV, errText(err))
 			}
 			if err != nil {

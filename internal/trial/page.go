@@ -3,16 +3,12 @@ package trial
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/worldprobe/worldprobe/internal/audio"
 	"github.com/worldprobe/worldprobe/internal/contract"
@@ -609,23 +605,12 @@ func (p *page) InjectAudio(ctx context.Context, s contract.Sound) error {
 	if err != nil {
 		return contract.Infra(fmt.Errorf("injectAudio: %w", err))
 	}
-	b := make([]byte, 4*len(samples))
-	for i, v := range samples {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-	arg, _ := json.Marshal(base64.StdEncoding.EncodeToString(b)) // a string: cannot fail
-	var raw string
-	if err := p.s.Eval(ctx, 0, `window.__wp.micInject(`+string(arg)+`)`, &raw); err != nil {
+	if err := p.s.InjectMic(ctx, samples); err != nil {
+		var refused *session.MicRefusal
+		if errors.As(err, &refused) {
+			return contract.Infra(fmt.Errorf("injectAudio %s: %w", s, err))
+		}
 		return mapErr(err)
-	}
-	var r struct {
-		Error string `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
-		return contract.Infra(fmt.Errorf("injectAudio: decoding the page runtime's answer: %w", err))
-	}
-	if r.Error != "" {
-		return contract.Infra(fmt.Errorf("injectAudio %s: %s", s, r.Error))
 	}
 	return nil
 }
@@ -637,11 +622,7 @@ func loadSound(ctx context.Context, dir string, s contract.Sound) ([]float32, er
 	if s.WAV == "" {
 		return audio.Say(ctx, s.Say, s.Voice)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(s.WAV)))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", s.WAV, err)
-	}
-	snd, err := audio.ParseWAV(s.WAV, data)
+	snd, err := audio.ReadWAV(dir, s.WAV)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,10 @@ probes:
       - step: 10
       - assert: s.frames == 10 && s.selects == 0
       - assert: 's.cube.position == [0.0, 1.2, -1.0]'
+      # XR Blocks draws the scene into a render target: the cube is
+      # projected with the camera that drew it there, as its view shows.
+      - assert: 'object("cube").on_screen && object("cube").screen == object("cube").views.filter(v, v.camera == "PerspectiveCamera")[0].screen'
+      - assert: objectPixel("cube").b > 2.0 * objectPixel("cube").r && objectPixel("cube").b > 60.0
   - name: hands
     level: transition
     steps:
@@ -79,9 +83,9 @@ func TestXRBlocksApp(t *testing.T) {
 	}
 	want := []string{
 		"interface:0 pass ", "interface:0 pass ", "interface:0 pass ", "interface:0 pass ",
-		"runs:7 pass ", "runs:8 pass ",
-		"hands:14 pass ", "hands:18 pass ", "hands:20 pass ", "hands:23 pass ",
-		"user:28 pass ", "user:30 pass ", "user:34 pass ", "user:35 pass ", "user:38 pass ",
+		"runs:7 pass ", "runs:8 pass ", "runs:11 pass ", "runs:12 pass ",
+		"hands:18 pass ", "hands:22 pass ", "hands:24 pass ", "hands:27 pass ",
+		"user:32 pass ", "user:34 pass ", "user:38 pass ", "user:39 pass ", "user:42 pass ",
 	}
 	var hashes []string
 	for i := range 3 {

@@ -34,16 +34,18 @@ func (p *page) XRJointPose(ctx context.Context, hand, joint string) ([]float64, 
 	return v.P, v.Q, err
 }
 
-// XRHandPose shapes a tracked hand joint by joint (contract.XRHands).
-// XR Blocks' simulated hands take joint angles of their own (anatomical
-// flexion, abduction and roll, clamped to a hand's range and eased over
-// frames: SimulatorHands.setRightHandRotations) or raw joint transforms
-// (setRightHandJoints); neither is wired to setHandPose's rotations
-// relative to the parent joint yet.
+// XRHandPose shapes a tracked hand joint by joint (contract.XRHands): on
+// IWER as a new pose in its table of hand poses, on XR Blocks as the
+// simulated hand's joints (SimulatorHands.setRightHandJoints), both from
+// the hand's current shape with the named joints' rotations relative to
+// their parents replaced.
 func (p *page) XRHandPose(ctx context.Context, hand string, rotations map[string][]float64) error {
 	if p.onXRBlocks() {
-		return xrbCannot("shape a hand joint by joint (setHandPose)",
-			"its simulated hands take anatomical joint angles, clamped and eased over frames, not rotations relative to the parent joint (not wired yet)")
+		parents := map[string]string{}
+		for _, j := range target.HandJoints {
+			parents[j] = target.JointParent(j)
+		}
+		return p.xrbCall(ctx, "handPose", []any{hand, rotations, target.HandJoints, parents}, nil)
 	}
 	p.pixels = nil
 	return p.xrValue(ctx, map[string]any{"hand": hand, "rotations": rotations}, xr.HandPoseJS, nil)

@@ -195,6 +195,62 @@
     return { v: { p: j.getWorldPosition(new T.Vector3()).toArray(), q: j.getWorldQuaternion(new T.Quaternion()).toArray() } };
   };
 
+  // handPose shapes hand which joint by joint, given rotations {JOINT:
+  // [x, y, z, w]}, the joints (WebXR's 25, parents first) and each one's
+  // parent ("" for the wrist): each named joint's rotation relative to its
+  // parent (the wrist's: to the hand's frame, its simulated controller)
+  // becomes the one given, every other joint keeps its rotation relative
+  // to its parent in the shape the page saw on the last frame, and every joint keeps its
+  // offset in its parent's frame (the bones their lengths). The simulator
+  // keeps a hand's joints in the hand's frame (its bones, which
+  // core.input.hands copies each frame); the result goes to
+  // SimulatorHands.setLeftHandJoints / setRightHandJoints, which sets the
+  // bones at once and eases towards them after (already there, they stay).
+  h.handPose = (which, rotations, names, parents) => {
+    need();
+    const T = THREE();
+    const i = idx(which);
+    if (i < 0) return { err: 'no hand ' + which };
+    const hands = sim().hands;
+    const bones = hands && (i === 0 ? hands.leftHandBones : hands.rightHandBones);
+    if (!bones) return { err: 'the XR Blocks simulator has no ' + which + ' hand' };
+    // The shape the page saw on the last frame: the joints of
+    // core.input.hands (each frame's copy of the bones, which may have
+    // eased on since), each rotation as the page reads it — from the
+    // joint's world matrix, in the hand's frame — since XR Blocks' own
+    // joint quaternions are not of unit length (up to 1e-4 off), so their
+    // matrices are not quite rotations; the ones written here are.
+    const hand = core().input.hands[i];
+    const seen = hand && hand.joints;
+    if (!seen) return { err: 'the XR Blocks simulator has no ' + which + ' hand' };
+    hand.updateWorldMatrix(true, true);
+    const unhand = hand.getWorldQuaternion(new T.Quaternion()).invert();
+    const was = {}, now = {};
+    for (const n of names) {
+      const j = seen[n];
+      if (!j) return { err: 'the XR Blocks simulator\'s ' + which + ' hand has no joint ' + n };
+      was[n] = { t: j.position.clone(), r: unhand.clone().multiply(j.getWorldQuaternion(new T.Quaternion())).normalize() };
+    }
+    for (const n of names) {
+      const p = parents[n];
+      let lt = was[n].t.clone(), lr = was[n].r.clone();
+      if (p) {
+        const ip = was[p].r.clone().invert();
+        lt = lt.sub(was[p].t).applyQuaternion(ip);
+        lr = ip.multiply(lr).normalize();
+      }
+      if (Object.prototype.hasOwnProperty.call(rotations, n)) {
+        const q = rotations[n];
+        lr = new T.Quaternion(q[0], q[1], q[2], q[3]).normalize();
+      }
+      now[n] = p ? { t: lt.applyQuaternion(now[p].r).add(now[p].t), r: now[p].r.clone().multiply(lr).normalize() } : { t: lt, r: lr };
+    }
+    // The bones in the simulator's own order (its HAND_JOINT_NAMES).
+    const joints = bones.map((b) => (b && now[b.name] ? { t: now[b.name].t.toArray(), r: now[b.name].r.toArray(), s: [1, 1, 1] } : undefined));
+    if (i === 0) hands.setLeftHandJoints(joints); else hands.setRightHandJoints(joints);
+    return {};
+  };
+
   // locomote turns the user by yaw degrees about the vertical through the
   // head and moves them by t (world metres); the hands go with the camera.
   h.locomote = (t, yaw) => {

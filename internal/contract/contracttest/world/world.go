@@ -52,6 +52,69 @@ var (
 	XRIndexOffset = [3]float64{-0.03362493962049484, 0.06421422213315964, -0.033461250364780426}
 )
 
+// XRBlocksHTML is the XR conformance world written as an XR Blocks app
+// (xrblocks 0.21.1, three 0.184.0), for the XR Blocks backend: the same
+// box "target" and the same state as XRHTML, with mode always "hand" (XR
+// Blocks' simulator has hands only), each hand's ray the world pose of its
+// simulated controller (core.input.controllers), selecting and selects from
+// the app's onSelectStart and onSelectEnd (a select counts when it ends),
+// and no squeeze, trigger, button or thumbstick.
+//
+//go:embed xrblocks.html
+var XRBlocksHTML []byte
+
+// Headset is what one backend's XR conformance world starts with and can
+// do: the suite (contracttest.XRConformance) checks a backend against its
+// Headset, and names in its skips what the headset lacks.
+type Headset struct {
+	// Name names the backend in the suite's messages.
+	Name string
+	// HTML is the world's page for the backend.
+	HTML []byte
+	// Where the head and the hands' target rays start (turned nowhere).
+	HeadStart, RightStart, LeftStart [3]float64
+	// StartMode is the input mode the headset starts in.
+	StartMode string
+	// Controllers says whether the headset has controllers; RightDevice
+	// is the device the suite places and turns as the right hand's ray.
+	Controllers bool
+	RightDevice string
+	// GripOffset and IndexOffset are the right hand's touching points in
+	// its device's frame: a controller's grip, the relaxed hand's index
+	// fingertip.
+	GripOffset, IndexOffset [3]float64
+	// Lacks lists the gestures (contract.XRGestures) the headset has no
+	// pose for: each is refused.
+	Lacks []string
+	// HandPose says whether a hand can be shaped joint by joint
+	// (setHandPose); Why says why not.
+	HandPose bool
+	Why      string
+}
+
+// IWER is IWER 2.5's Quest 3 in the world XRHTML, which the fake page
+// models too.
+var IWER = Headset{
+	Name: "IWER", HTML: XRHTML,
+	HeadStart: XRHeadStart, RightStart: XRRightStart, LeftStart: XRLeftStart,
+	StartMode: "controller", Controllers: true, RightDevice: "right-controller",
+	GripOffset: XRGripOffset, IndexOffset: XRIndexOffset, HandPose: true,
+}
+
+// XRBlocks is XR Blocks 0.21.1's desktop simulator in the world
+// XRBlocksHTML: the head at its standing height of 1.5 m, the hands' simulated
+// controllers 0.3 m to each side, 0.1 m down and 0.3 m ahead, the relaxed
+// index fingertip 0.22 m ahead of its controller; no controllers and no
+// palm-up pose.
+var XRBlocks = Headset{
+	Name: "the XR Blocks backend", HTML: XRBlocksHTML,
+	HeadStart: [3]float64{0, 1.5, 0}, RightStart: [3]float64{0.3, 1.4, -0.3}, LeftStart: [3]float64{-0.3, 1.4, -0.3},
+	StartMode: "hand", Controllers: false, RightDevice: "right",
+	IndexOffset: [3]float64{0.012498365153067958, 0.028713442692822833, -0.21990382521630797},
+	Lacks:       []string{"palm-up"},
+	HandPose:    true,
+}
+
 // HTML is the conformance world as a page (three.js from the CDN the
 // resolver serves).
 //
