@@ -146,7 +146,7 @@ func Flags(width, height int) map[string]any {
 		"disable-dev-shm-usage":                  true,
 		"disable-extensions":                     true,
 		"disable-breakpad":                       true,
-		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication",
+		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication," + noOmniboxPopup,
 		"enable-features":                        "NetworkServiceSandbox",
 		"metrics-recording-only":                 true,
 		"password-store":                         "basic",
@@ -155,6 +155,17 @@ func Flags(width, height int) map[string]any {
 		"js-flags":                               "--max-old-space-size=1024",
 	}
 }
+
+// noOmniboxPopup switches off the address bar's WebUI popups. Headless
+// Chromium still builds a browser window for every browser context, and
+// each window preloaded chrome://omnibox-popup.top-chrome/ (and its
+// omnibox_popup_aim.html) in a renderer process of its own: about 1.7
+// CPU-seconds per context — per trial, since every trial's tab has its
+// own context — for a popup nobody opens (docs/PERFORMANCE.md, "A trial's
+// CPU, all of it"). Pages never see it; disabling it changes no page's
+// behaviour. Both WebUIOmniboxPopup and WebUIOmniboxAimPopup must be off
+// for the renderer to go; WebUIOmniboxFullPopup is the third variant.
+const noOmniboxPopup = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
 
 // Launch starts Chromium and waits until it answers.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {

@@ -5,9 +5,12 @@ package browser
 
 import (
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -76,4 +79,64 @@ func TestProcessKind(t *testing.T) {
 	require.Equal(t, "gpu-process", processKind([]byte("/usr/lib/chromium/chromium --type=gpu-process --use-angle=swiftshader")))
 	require.Equal(t, "zygote", processKind([]byte("/usr/lib/chromium/chromium --type=zygote")))
 	require.Equal(t, "browser", processKind([]byte("/usr/lib/chromium/chromium\x00--headless\x00")))
+}
+
+// TestTreeWalkFindsNewChildren: treeWalk, which reads a known process's
+// children files only for the threads that had children, still finds a
+// child that a known thread starts on the very next walk, and a child
+// started by any other thread within fullWalkEvery walks; a full walk finds
+// what descendantsByChildren finds.
+func TestTreeWalkFindsNewChildren(t *testing.T) {
+	self := os.Getpid()
+	if _, ok := descendantsByChildren(self); !ok {
+		t.Skip("this kernel has no /proc/PID/task/TID/children")
+	}
+	sh := exec.Command("sh", "-c", "sleep 30 & read x; sleep 30 & wait")
+	in, err := sh.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, sh.Start())
+	defer func() { _ = sh.Process.Kill(); _ = sh.Wait() }()
+	children := func(pid int) []int {
+		all, _ := descendantsByChildren(pid)
+		return all[1:]
+	}
+	waitFor := func(n int) []int {
+		for range 500 {
+			if c := children(sh.Process.Pid); len(c) == n {
+				return c
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("sh did not start child %d", n)
+		return nil
+	}
+	waitFor(1)
+	w := treeWalk{root: self}
+	first := w.descendants() // full: learns that sh's main thread starts children
+	want, _ := descendantsByChildren(self)
+	slices.Sort(first)
+	slices.Sort(want)
+	require.Equal(t, want, first)
+	w.descendants() // not full
+	_, err = io.WriteString(in, "go\n")
+	require.NoError(t, err)
+	both := waitFor(2)
+	require.NotZero(t, w.walks%fullWalkEvery, "the next walk must not be a full one")
+	got := w.descendants()
+	for _, pid := range both {
+		require.Contains(t, got, pid, "a child of a known spawning thread is found on the next walk")
+	}
+
+	// A child of this process, started from whichever thread Go picks.
+	other := exec.Command("sleep", "30")
+	require.NoError(t, other.Start())
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	found := false
+	for range fullWalkEvery {
+		if slices.Contains(w.descendants(), other.Process.Pid) {
+			found = true
+			break
+		}
+	}
+	require.True(t, found, "a child of a thread not known to start children is found within a full walk")
 }

@@ -116,6 +116,12 @@ type memoryWatch struct {
 	mu    sync.Mutex
 	kills []MemoryKill
 	peak  int64
+
+	// walk and kinds make a check cheap (check runs every 100 ms, and
+	// reading every thread's children file of every process was most of
+	// the harness's own CPU): only check's goroutine uses them.
+	walk  treeWalk
+	kinds map[int]string // pid → its processKind, for the processes of the last walk
 }
 
 // run measures until ctx ends.
@@ -141,7 +147,7 @@ type process struct {
 
 // check measures once and ends what is over its cap.
 func (w *memoryWatch) check() {
-	procs := treeOf(w.root)
+	procs := w.tree()
 	var total int64
 	var largest *process
 	for i := range procs {
@@ -208,6 +214,106 @@ func treeOf(root int) []process {
 		out = append(out, p)
 	}
 	return out
+}
+
+// tree is treeOf(w.root), with the tree found by w.walk and each
+// process's kind read once.
+func (w *memoryWatch) tree() []process {
+	if w.walk.root == 0 {
+		w.walk.root = w.root
+	}
+	pids := w.walk.descendants()
+	kinds := make(map[int]string, len(pids))
+	out := make([]process, 0, len(pids))
+	for _, pid := range pids {
+		var kind string
+		p := process{pid: pid}
+		p.bytes, kind = measureMemory(pid, w.kinds[pid])
+		p.renderer = kind == "renderer"
+		kinds[pid] = kind
+		out = append(out, p)
+	}
+	w.kinds = kinds
+	return out
+}
+
+// fullWalkEvery is how often treeWalk reads every thread's children file
+// of every process again (each tenth walk: once a second for the memory
+// watch).
+const fullWalkEvery = 10
+
+// treeWalk finds root and its descendants like descendantsByChildren, but
+// reads a process's children files only for the threads that had started
+// a child when it last read them all: Chromium starts processes from one
+// or two threads of a parent (the browser's process launcher, a zygote's
+// main thread), and a renderer, with dozens of threads, starts none. It
+// reads all of a process's threads when it first sees that process, and
+// of every process on every fullWalkEvery-th walk, so a child started by
+// a thread not known yet is found within that many walks.
+type treeWalk struct {
+	root     int
+	walks    int
+	spawners map[int][]string // pid → its threads that had children
+}
+
+// descendants lists root and its descendants (descendantsByScan where the
+// kernel has no children files).
+func (t *treeWalk) descendants() []int {
+	full := t.walks%fullWalkEvery == 0
+	t.walks++
+	if t.spawners == nil {
+		t.spawners = map[int][]string{}
+	}
+	queue := []int{t.root}
+	seen := map[int]bool{t.root: true}
+	spawners := make(map[int][]string, len(t.spawners))
+	var pids []int
+	for len(queue) > 0 && len(pids) < 4096 {
+		pid := queue[0]
+		queue = queue[1:]
+		pids = append(pids, pid)
+		dir := filepath.Join("/proc", strconv.Itoa(pid), "task")
+		tasks, known := t.spawners[pid]
+		if full || !known {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue // ended meanwhile
+			}
+			tasks = tasks[:0:0]
+			for _, e := range entries {
+				tasks = append(tasks, e.Name())
+			}
+		}
+		var had []string
+		for _, task := range tasks {
+			raw, err := os.ReadFile(filepath.Join(dir, task, "children"))
+			if err != nil {
+				if os.IsNotExist(err) && pid == t.root && len(pids) == 1 {
+					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+						return descendantsByScan(t.root)
+					}
+				}
+				continue
+			}
+			kids := strings.Fields(string(raw))
+			if len(kids) > 0 {
+				had = append(had, task)
+			}
+			for _, f := range kids {
+				if c, err := strconv.Atoi(f); err == nil && !seen[c] {
+					seen[c] = true
+					queue = append(queue, c)
+				}
+			}
+		}
+		if full || !known {
+			spawners[pid] = had
+		} else {
+			spawners[pid] = tasks
+		}
+	}
+	t.spawners = spawners
+	return pids
 }
 
 // descendants lists root and its descendants: by the kernel's children
@@ -298,10 +404,20 @@ func descendantsByScan(root int) []int {
 // measure reads one process's RssAnon + RssShmem and whether it is a
 // renderer.
 func measure(pid int) (int64, bool) {
+	n, kind := measureMemory(pid, "")
+	return n, kind == "renderer"
+}
+
+// measureMemory reads one process's RssAnon + RssShmem and its processKind.
+// A kind already read (known) is not read again, unless it was "zygote",
+// "browser" or unknown: a process forked by the zygote or the browser
+// shows its parent's command line until it renames itself or runs
+// Chromium again (a renderer's "--type=renderer").
+func measureMemory(pid int, known string) (int64, string) {
 	dir := filepath.Join("/proc", strconv.Itoa(pid))
 	f, err := os.Open(filepath.Join(dir, "status"))
 	if err != nil {
-		return 0, false
+		return 0, ""
 	}
 	defer f.Close()
 	var total int64
@@ -315,6 +431,12 @@ func measure(pid int) (int64, bool) {
 			}
 		}
 	}
-	cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-	return total, processKind(cmd) == "renderer"
+	if known != "" && known != "zygote" && known != "browser" {
+		return total, known
+	}
+	cmd, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+	if err != nil || len(cmd) == 0 {
+		return total, "" // read again next time
+	}
+	return total, processKind(cmd)
 }

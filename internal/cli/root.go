@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,37 @@ Start with:
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv(EnvCPUProfile); path != "" {
+		done, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(errOut, "worldprobe:", err)
+			return int(ExitUsage)
+		}
+		defer done()
+	}
 	return int(Execute(ctx, args, IO{In: in, Out: out, ErrOut: errOut, Getenv: os.Getenv}))
+}
+
+// EnvCPUProfile names the environment variable that, when set to a file
+// path, makes worldprobe write a Go CPU profile of the whole command there
+// (the harness's own CPU, not the browser's; for docs/PERFORMANCE.md).
+const EnvCPUProfile = "WORLDPROBE_CPUPROFILE"
+
+// startCPUProfile starts a Go CPU profile into path; the returned
+// function stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("creating the CPU profile %s: %w", path, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("starting the CPU profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // Execute runs the command tree with ctx, prints the error it ended with

@@ -397,6 +397,7 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 		s.cfg.FPS = fps
 	}
 	t0 := time.Now()
+	s.cfg.Logger.Debug("restarting the page")
 	s.timing = LoadTiming{}
 	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
 	if err != nil {
@@ -429,7 +430,9 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 		return err
 	}
 	s.timing.Setup = time.Since(t0)
-	return s.Reload(ctx)
+	err = s.Reload(ctx)
+	s.cfg.Logger.Debug("page restarted", "setup", s.timing.Setup, "doc", s.timing.Document, "idle", s.timing.Idle, "err", err)
+	return err
 }
 
 // SetPreludes replaces Config.Preludes from the next Restart on: a trial
