@@ -200,24 +200,12 @@ func (w *memoryWatch) killedSince(t time.Time) (MemoryKill, bool) {
 	return MemoryKill{}, false
 }
 
-// treeOf lists root and its descendants with their memory: resident
+// tree lists w.root and its descendants with their memory: resident
 // anonymous plus shared memory (RssAnon + RssShmem), which is what
 // ArrayBuffers, heaps and shared-memory textures take; libraries mapped by
 // every process are not counted again in each. /proc/PID/status stays
 // readable for processes that made themselves undumpable (sandboxed ones).
-func treeOf(root int) []process {
-	pids := descendants(root)
-	out := make([]process, 0, len(pids))
-	for _, pid := range pids {
-		p := process{pid: pid}
-		p.bytes, p.renderer = measure(pid)
-		out = append(out, p)
-	}
-	return out
-}
-
-// tree is treeOf(w.root), with the tree found by w.walk and each
-// process's kind read once.
+// The tree is found by w.walk and each process's kind is read once.
 func (w *memoryWatch) tree() []process {
 	if w.walk.root == 0 {
 		w.walk.root = w.root
@@ -259,6 +247,15 @@ type treeWalk struct {
 // descendants lists root and its descendants (descendantsByScan where the
 // kernel has no children files).
 func (t *treeWalk) descendants() []int {
+	if pids, ok := t.walk(); ok {
+		return pids
+	}
+	return descendantsByScan(t.root)
+}
+
+// walk lists root and its descendants by the children files; ok is false
+// when the kernel has none.
+func (t *treeWalk) walk() (pids []int, ok bool) {
 	full := t.walks%fullWalkEvery == 0
 	t.walks++
 	if t.spawners == nil {
@@ -267,7 +264,6 @@ func (t *treeWalk) descendants() []int {
 	queue := []int{t.root}
 	seen := map[int]bool{t.root: true}
 	spawners := make(map[int][]string, len(t.spawners))
-	var pids []int
 	for len(queue) > 0 && len(pids) < 4096 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -290,7 +286,7 @@ func (t *treeWalk) descendants() []int {
 			if err != nil {
 				if os.IsNotExist(err) && pid == t.root && len(pids) == 1 {
 					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
-						return descendantsByScan(t.root)
+						return nil, false
 					}
 				}
 				continue
@@ -313,7 +309,7 @@ func (t *treeWalk) descendants() []int {
 		}
 	}
 	t.spawners = spawners
-	return pids
+	return pids, true
 }
 
 // descendants lists root and its descendants: by the kernel's children
@@ -326,38 +322,11 @@ func descendants(root int) []int {
 }
 
 // descendantsByChildren walks /proc/PID/task/TID/children from root (a
-// child launched by any thread is listed under that thread). ok is false
-// when the kernel has no such files.
+// child launched by any thread is listed under that thread): a fresh
+// treeWalk, whose first walk reads every thread. ok is false when the
+// kernel has no such files.
 func descendantsByChildren(root int) (pids []int, ok bool) {
-	queue := []int{root}
-	seen := map[int]bool{root: true}
-	for len(queue) > 0 && len(pids) < 4096 {
-		pid := queue[0]
-		queue = queue[1:]
-		pids = append(pids, pid)
-		tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-		if err != nil {
-			continue // ended meanwhile
-		}
-		for _, task := range tasks {
-			raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "children"))
-			if err != nil {
-				if os.IsNotExist(err) && pid == root && len(pids) == 1 {
-					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
-						return nil, false
-					}
-				}
-				continue
-			}
-			for _, f := range strings.Fields(string(raw)) {
-				if c, err := strconv.Atoi(f); err == nil && !seen[c] {
-					seen[c] = true
-					queue = append(queue, c)
-				}
-			}
-		}
-	}
-	return pids, true
+	return (&treeWalk{root: root}).walk()
 }
 
 // descendantsByScan finds root's descendants from every process's parent.
@@ -399,13 +368,6 @@ func descendantsByScan(root int) []int {
 		out = append(out, root)
 	}
 	return out
-}
-
-// measure reads one process's RssAnon + RssShmem and whether it is a
-// renderer.
-func measure(pid int) (int64, bool) {
-	n, kind := measureMemory(pid, "")
-	return n, kind == "renderer"
 }
 
 // measureMemory reads one process's RssAnon + RssShmem and its processKind.
