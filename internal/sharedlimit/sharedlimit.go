@@ -69,17 +69,31 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool) (*Postgres, error) {
 
 // Take implements llm.SharedBuckets.
 func (p *Postgres) Take(ctx context.Context, name string, perMinute int, n float64, now time.Time) (time.Duration, error) {
+	return take(ctx, p.update, name, perMinute, n, now)
+}
+
+// Charge implements llm.SharedBuckets.
+func (p *Postgres) Charge(ctx context.Context, name string, perMinute int, n float64, now time.Time) error {
+	return charge(ctx, p.update, name, perMinute, n, now)
+}
+
+// updateFunc applies f to the bucket name (created full at now) in one
+// transaction holding the bucket: each database's update.
+type updateFunc func(ctx context.Context, name string, perMinute int, now time.Time, f func(llm.BucketState) llm.BucketState) error
+
+// take is Take over any database's update.
+func take(ctx context.Context, update updateFunc, name string, perMinute int, n float64, now time.Time) (time.Duration, error) {
 	var wait time.Duration
-	err := p.update(ctx, name, perMinute, now, func(s llm.BucketState) llm.BucketState {
+	err := update(ctx, name, perMinute, now, func(s llm.BucketState) llm.BucketState {
 		s, wait = llm.BucketTake(s, perMinute, n, now)
 		return s
 	})
 	return wait, err
 }
 
-// Charge implements llm.SharedBuckets.
-func (p *Postgres) Charge(ctx context.Context, name string, perMinute int, n float64, now time.Time) error {
-	return p.update(ctx, name, perMinute, now, func(s llm.BucketState) llm.BucketState {
+// charge is Charge over any database's update.
+func charge(ctx context.Context, update updateFunc, name string, perMinute int, n float64, now time.Time) error {
+	return update(ctx, name, perMinute, now, func(s llm.BucketState) llm.BucketState {
 		return llm.BucketCharge(s, perMinute, n, now)
 	})
 }
@@ -128,19 +142,12 @@ func (s *SQLite) Close() error { return s.db.Close() }
 
 // Take implements llm.SharedBuckets.
 func (s *SQLite) Take(ctx context.Context, name string, perMinute int, n float64, now time.Time) (time.Duration, error) {
-	var wait time.Duration
-	err := s.update(ctx, name, perMinute, now, func(b llm.BucketState) llm.BucketState {
-		b, wait = llm.BucketTake(b, perMinute, n, now)
-		return b
-	})
-	return wait, err
+	return take(ctx, s.update, name, perMinute, n, now)
 }
 
 // Charge implements llm.SharedBuckets.
 func (s *SQLite) Charge(ctx context.Context, name string, perMinute int, n float64, now time.Time) error {
-	return s.update(ctx, name, perMinute, now, func(b llm.BucketState) llm.BucketState {
-		return llm.BucketCharge(b, perMinute, n, now)
-	})
+	return charge(ctx, s.update, name, perMinute, n, now)
 }
 
 // update applies f to the bucket name in one transaction that writes
