@@ -119,7 +119,7 @@ func HuntBugs(ctx context.Context, m llm.Model, dir string, frames []Frame, wide
 			if fb.Buggy {
 				out.Buggy++
 			}
-			if wide[f.View] && contains(fb.Confirmed, "water_void") {
+			if wide[f.View] && slices.Contains(fb.Confirmed, "water_void") {
 				out.OceanVoidViews = append(out.OceanVoidViews, f.View)
 			}
 		}
@@ -206,4 +206,3 @@ func huntFrame(ctx context.Context, m llm.Model, dir string, f Frame) FrameBugs 
 	return fb
 }
 
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
