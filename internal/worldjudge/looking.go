@@ -3,8 +3,9 @@ package worldjudge
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
@@ -439,7 +440,7 @@ func applyLooks(r *rubric.Rubric, rep *Report, l *Looks, p Pixels) {
 						n++
 					}
 				}
-				g.Status, g.Reason = StatusPass, fmt.Sprintf("%d of %d UI-hidden frames confirmed (biomes: %s)", n, len(l.Blind.Frames), strings.Join(sortedBiomes(confirmed), ", "))
+				g.Status, g.Reason = StatusPass, fmt.Sprintf("%d of %d UI-hidden frames confirmed (biomes: %s)", n, len(l.Blind.Frames), strings.Join(slices.Sorted(maps.Keys(confirmed)), ", "))
 			}
 		case "ocean_void", "island_gate":
 			bh := l.BugHunt
@@ -529,13 +530,4 @@ func legendNote(c *capture.Capture, biome string) string {
 		}
 	}
 	return " (the page's legend offers no element naming it)"
-}
-
-func sortedBiomes(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

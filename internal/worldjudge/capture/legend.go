@@ -185,16 +185,27 @@ func MatchLegend(texts []string, biomes []rubric.Biome) map[string]int {
 // elements, matches them to the rubric's biomes and, for each biome in
 // rubric order, clicks its element, lets LegendSettleSeconds of page time
 // run and saves biome_<id> with the HUD hidden.
-func (k *capturer) legend(ctx context.Context) error {
-	lg := &Legend{Buttons: []LegendButton{}, Framed: []string{}}
-	k.c.Legend = lg
+// uiTexts marks the page's visible clickable elements (data-wj-legend,
+// in order) and returns their texts (legendScan); a reply that is not a
+// list of strings is no elements.
+func (k *capturer) uiTexts(ctx context.Context) ([]string, error) {
 	var raw string
 	if err := k.s.Eval(ctx, k.limit(), legendScan, &raw); err != nil {
-		return fmt.Errorf("reading the page's legend: %w", pageErr{err})
+		return nil, pageErr{err}
 	}
 	var texts []string
 	if err := json.Unmarshal([]byte(raw), &texts); err != nil {
-		texts = nil
+		return nil, nil
+	}
+	return texts, nil
+}
+
+func (k *capturer) legend(ctx context.Context) error {
+	lg := &Legend{Buttons: []LegendButton{}, Framed: []string{}}
+	k.c.Legend = lg
+	texts, err := k.uiTexts(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the page's legend: %w", err)
 	}
 	for _, t := range texts {
 		lg.Buttons = append(lg.Buttons, LegendButton{Text: t})

@@ -1,12 +1,9 @@
 package capture
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"math"
 	"strings"
 
@@ -248,12 +245,10 @@ func dropFrames(msgs []llm.Message) []llm.Message {
 // uiList tags the page's clickable elements and lists them as
 // uid=N "text" (at most navUILines).
 func (k *capturer) uiList(ctx context.Context) ([]string, error) {
-	var raw string
-	if err := k.s.Eval(ctx, k.limit(), legendScan, &raw); err != nil {
-		return nil, pageErr{err}
+	texts, err := k.uiTexts(ctx)
+	if err != nil {
+		return nil, err
 	}
-	var texts []string
-	_ = json.Unmarshal([]byte(raw), &texts)
 	var out []string
 	for i, t := range texts {
 		if i == navUILines {
@@ -278,19 +273,11 @@ func (k *capturer) navFrame(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, infraErr{fmt.Errorf("the navigator's screenshot: %w", err)}
 	}
-	m := measure.ToRGB(img)
-	if m.W > NavigatorWidth {
-		m = m.Resize(NavigatorWidth, max(1, m.H*NavigatorWidth/m.W))
-	}
-	out := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
-	for i := 0; i < m.W*m.H; i++ {
-		out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2], 255
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: 80}); err != nil {
+	b, err := measure.JPEG(img, NavigatorWidth, 80)
+	if err != nil {
 		return nil, infraErr{err}
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func abs(n int) int {

@@ -205,4 +205,3 @@ func huntFrame(ctx context.Context, m llm.Model, dir string, f Frame) FrameBugs 
 	}
 	return fb
 }
-

@@ -12,8 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,19 +73,11 @@ func loadImage(dir string, f Frame) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decoding frame %s: %w", f.View, err)
 	}
-	m := measure.ToRGB(img)
-	if m.W > ImageWidth {
-		m = m.Resize(ImageWidth, max(1, m.H*ImageWidth/m.W))
+	b, err := measure.JPEG(img, ImageWidth, ImageQuality)
+	if err != nil {
+		return nil, fmt.Errorf("frame %s: %w", f.View, err)
 	}
-	out := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
-	for i := 0; i < m.W*m.H; i++ {
-		out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2], 255
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: ImageQuality}); err != nil {
-		return nil, fmt.Errorf("encoding frame %s: %w", f.View, err)
-	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // labelled is the user message of images, each after its label.

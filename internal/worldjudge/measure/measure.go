@@ -9,8 +9,11 @@
 package measure
 
 import (
+	"bytes"
+	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"math"
 )
 
@@ -362,4 +365,23 @@ func Shift(a, b Chroma) float64 {
 func Round(v float64, d int) float64 {
 	p := math.Pow(10, float64(d))
 	return math.Round(v*p) / p
+}
+
+// JPEG is img as a JPEG of the given quality for a model to look at: at
+// most maxWidth wide (an area average, the height kept in proportion),
+// opaque. A smaller image keeps its size.
+func JPEG(img image.Image, maxWidth, quality int) ([]byte, error) {
+	m := ToRGB(img)
+	if m.W > maxWidth {
+		m = m.Resize(maxWidth, max(1, m.H*maxWidth/m.W))
+	}
+	out := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
+	for i := 0; i < m.W*m.H; i++ {
+		out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2], 255
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: quality}); err != nil {
+		return nil, fmt.Errorf("encoding a JPEG: %w", err)
+	}
+	return buf.Bytes(), nil
 }
