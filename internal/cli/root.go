@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -80,6 +81,19 @@ func Execute(ctx context.Context, args []string, io IO) ExitCode {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: level})))
+	if path := io.Getenv("WORLDPROBE_CPUPROFILE"); path != "" {
+		// A Go CPU profile of the harness for performance work
+		// (docs/PERFORMANCE.md); the browser's processes are not in it.
+		if f, err := os.Create(path); err != nil {
+			slog.Warn("WORLDPROBE_CPUPROFILE", "err", err)
+		} else if err := pprof.StartCPUProfile(f); err != nil {
+			slog.Warn("WORLDPROBE_CPUPROFILE", "err", err)
+			f.Close()
+		} else {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	root := NewRootCmd(io)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

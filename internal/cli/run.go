@@ -281,6 +281,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return err
 		}
 		defer b.Close()
+		defer b.WriteCPULedger(io.ErrOut) // only with WORLDPROBE_CPU_LEDGER set
 		looker, err := o.looks.looker(ctx, io, tasks)
 		if err != nil {
 			return err
