@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -234,7 +233,7 @@ func descendantsByChildren(root int) (pids []int, ok bool) {
 			continue // ended meanwhile
 		}
 		for _, task := range tasks {
-			raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "children"))
+			raw, err := readProc(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "children"))
 			if err != nil {
 				if os.IsNotExist(err) && pid == root && len(pids) == 1 {
 					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
@@ -299,22 +298,19 @@ func descendantsByScan(root int) []int {
 // renderer.
 func measure(pid int) (int64, bool) {
 	dir := filepath.Join("/proc", strconv.Itoa(pid))
-	f, err := os.Open(filepath.Join(dir, "status"))
+	raw, err := readProc(filepath.Join(dir, "status"))
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
 	var total int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range bytes.Lines(raw) {
 		for _, key := range []string{"RssAnon:", "RssShmem:"} {
-			if v, ok := strings.CutPrefix(line, key); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if v, ok := bytes.CutPrefix(line, []byte(key)); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(v)), " kB"), 10, 64)
 				total += kb << 10
 			}
 		}
 	}
-	cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+	cmd, _ := readProc(filepath.Join(dir, "cmdline"))
 	return total, processKind(cmd) == "renderer"
 }
