@@ -45,6 +45,10 @@ type ProbeCost struct {
 	// this process), in milliseconds: the mean over the restarts. On a
 	// loaded machine wall times grow but these stay what the work needs.
 	CPUMs map[string]float64 `json:"cpu_ms,omitempty"`
+	// CPUFirstMs is CPUMs of the first restart alone, CPULaterMs the mean
+	// of the later ones: what a cache that fills on the first load saves.
+	CPUFirstMs map[string]float64 `json:"cpu_first_ms,omitempty"`
+	CPULaterMs map[string]float64 `json:"cpu_later_ms,omitempty"`
 	// Libraries is how many vendored library files the page loads, and
 	// LibrariesFromCache how many of them the browser's cache answered, on
 	// the last restart (session.LibraryLoads).
@@ -71,7 +75,9 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 	}
 	var restarts, firsts, frames, setups, docs, idles []float64
 	cpu0, self0 := b.CPUTimes(), selfCPU()
-	for range max(1, n) {
+	var cpu1 browser.CPUTimes
+	var self1 time.Duration
+	for i := range max(1, n) {
 		t0 := time.Now()
 		if err := s.Restart(ctx, 60); err != nil {
 			return pc, fmt.Errorf("restarting %s: %w", page, err)
@@ -95,17 +101,31 @@ func probeCost(ctx context.Context, b *browser.Browser, res *resolve.Resolver, p
 		}
 		t3 := time.Now()
 		restarts, firsts, frames = append(restarts, ms(t1.Sub(t0))), append(firsts, ms(t2.Sub(t1))), append(frames, ms(t3.Sub(t2)))
+		if i == 0 {
+			cpu1, self1 = b.CPUTimes(), selfCPU()
+		}
 	}
 	pc.RestartMs, pc.FirstFrameMs, pc.FrameMs = median(restarts), median(firsts), median(frames)
 	pc.SetupMs, pc.DocumentMs, pc.IdleMs = median(setups), median(docs), median(idles)
 	pc.PerProbeMs = pc.RestartMs + pc.FirstFrameMs
-	used := b.CPUTimes().Sub(cpu0)
-	used["harness"] = selfCPU() - self0
-	pc.CPUMs = map[string]float64{}
-	for kind, d := range used {
-		pc.CPUMs[kind] = ms(d) / float64(max(1, n))
+	cpuN, selfN := b.CPUTimes(), selfCPU()
+	pc.CPUMs = perRestart(cpuN.Sub(cpu0), selfN-self0, max(1, n))
+	pc.CPUFirstMs = perRestart(cpu1.Sub(cpu0), self1-self0, 1)
+	if n > 1 {
+		pc.CPULaterMs = perRestart(cpuN.Sub(cpu1), selfN-self1, n-1)
 	}
 	return pc, nil
+}
+
+// perRestart is used, with the harness's own CPU time added, in ms per
+// restart over n restarts.
+func perRestart(used browser.CPUTimes, harness time.Duration, n int) map[string]float64 {
+	used["harness"] = harness
+	out := map[string]float64{}
+	for kind, d := range used {
+		out[kind] = ms(d) / float64(n)
+	}
+	return out
 }
 
 // selfCPU is the CPU time (user + system) this process has used.

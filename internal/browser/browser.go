@@ -72,6 +72,7 @@ type Browser struct {
 	userDir     string
 	sandbox     Sandbox
 	memory      *memoryWatch
+	ledger      *ledger // nil unless EnvCPULedger is set
 	watchStop   context.CancelFunc
 	closeOnce   sync.Once
 	closeErr    error
@@ -251,6 +252,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	go b.memory.run(watchCtx)
 	opts.Logger.Debug("memory caps", "per_page", limits.PerPage, "total", limits.Total)
 	opts.Logger.Debug("chromium started", "path", path, "version", product, "jobs", opts.Jobs, "sandbox", sandbox.On, "user", sandbox.User)
+	b.ledger = newLedger(b)
 	return b, nil
 }
 

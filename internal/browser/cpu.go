@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,7 +51,7 @@ func (c CPUTimes) Sub(earlier CPUTimes) CPUTimes {
 // cpuOf reads one process's kind and its user + system CPU time.
 func cpuOf(pid int) (kind string, t time.Duration, ok bool) {
 	dir := filepath.Join("/proc", strconv.Itoa(pid))
-	raw, err := os.ReadFile(filepath.Join(dir, "stat"))
+	raw, err := readProc(filepath.Join(dir, "stat"))
 	if err != nil {
 		return "", 0, false
 	}
@@ -71,7 +70,7 @@ func cpuOf(pid int) (kind string, t time.Duration, ok bool) {
 	if err1 != nil || err2 != nil {
 		return "", 0, false
 	}
-	cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+	cmd, _ := readProc(filepath.Join(dir, "cmdline"))
 	return processKind(cmd), time.Duration(utime+stime) * time.Second / clockTicks, true
 }
 

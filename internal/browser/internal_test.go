@@ -4,10 +4,12 @@
 package browser
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -139,4 +141,27 @@ func TestTreeWalkFindsNewChildren(t *testing.T) {
 		}
 	}
 	require.True(t, found, "a child of a thread not known to start children is found within a full walk")
+}
+
+// TestReadProc: readProc returns a file's bytes exactly as os.ReadFile
+// does, for a /proc file and for a file longer than its first buffer, and
+// a missing file is os.IsNotExist.
+func TestReadProc(t *testing.T) {
+	long := filepath.Join(t.TempDir(), "long")
+	content := bytes.Repeat([]byte("0123456789abcdef\n"), 700) // 11900 bytes
+	require.NoError(t, os.WriteFile(long, content, 0o600))
+	for _, path := range []string{"/proc/self/cmdline", long} {
+		want, err := os.ReadFile(path)
+		require.NoError(t, err)
+		got, err := readProc(path)
+		require.NoError(t, err)
+		require.Equal(t, want, got, path)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	got, err := readProc(empty)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	_, err = readProc("/proc/self/task/0/children")
+	require.True(t, os.IsNotExist(err), "%v", err)
 }

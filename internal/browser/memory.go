@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -282,7 +281,7 @@ func (t *treeWalk) walk() (pids []int, ok bool) {
 		}
 		var had []string
 		for _, task := range tasks {
-			raw, err := os.ReadFile(filepath.Join(dir, task, "children"))
+			raw, err := readProc(filepath.Join(dir, task, "children"))
 			if err != nil {
 				if os.IsNotExist(err) && pid == t.root && len(pids) == 1 {
 					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
@@ -341,7 +340,7 @@ func descendantsByScan(root int) []int {
 		if err != nil {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		raw, err := readProc(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
 			continue
 		}
@@ -377,18 +376,15 @@ func descendantsByScan(root int) []int {
 // Chromium again (a renderer's "--type=renderer").
 func measureMemory(pid int, known string) (int64, string) {
 	dir := filepath.Join("/proc", strconv.Itoa(pid))
-	f, err := os.Open(filepath.Join(dir, "status"))
+	raw, err := readProc(filepath.Join(dir, "status"))
 	if err != nil {
 		return 0, ""
 	}
-	defer f.Close()
 	var total int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range bytes.Lines(raw) {
 		for _, key := range []string{"RssAnon:", "RssShmem:"} {
-			if v, ok := strings.CutPrefix(line, key); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if v, ok := bytes.CutPrefix(line, []byte(key)); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(v)), " kB"), 10, 64)
 				total += kb << 10
 			}
 		}
@@ -396,7 +392,7 @@ func measureMemory(pid int, known string) (int64, string) {
 	if known != "" && known != "zygote" && known != "browser" {
 		return total, known
 	}
-	cmd, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+	cmd, err := readProc(filepath.Join(dir, "cmdline"))
 	if err != nil || len(cmd) == 0 {
 		return total, "" // read again next time
 	}

@@ -35,6 +35,9 @@ type BenchOptions struct {
 	Probes      []string
 	Restarts    int
 	OnlyProbes  bool
+	// ChromiumFlags are extra Chromium switches (NAME or NAME=VALUE) for
+	// experiments; they override worldprobe's own (browser.Flags).
+	ChromiumFlags []string
 }
 
 // NewCmdBench builds 'worldprobe bench'.
@@ -79,6 +82,7 @@ Results go to docs/PERFORMANCE.md by hand; --out writes them as JSON.`,
 	f.StringSliceVar(&o.Probes, "probes", nil, "pages whose per-probe cost is measured (default the small scene and two starter references)")
 	f.IntVar(&o.Restarts, "restarts", 5, "restarts per --probes page (the median is reported)")
 	f.BoolVar(&o.OnlyProbes, "only-probes", false, "measure only the per-probe cost")
+	f.StringArrayVar(&o.ChromiumFlags, "chromium-flag", nil, "an extra Chromium switch NAME or NAME=VALUE for an experiment (repeatable; overrides worldprobe's own; \"NAME=false\" drops one)")
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.Out, "out", "", "also write the JSON results to this file")
 	return cmd
@@ -97,6 +101,9 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	}
 	bo, err := o.browserOptions(w, h)
 	if err != nil {
+		return err
+	}
+	if bo.ExtraFlags, err = parseChromiumFlags(o.ChromiumFlags); err != nil {
 		return err
 	}
 	pages, _ := filepath.Glob(filepath.Join(o.Examples, "*", "index.html"))
@@ -162,6 +169,30 @@ func runBench(ctx context.Context, io IO, o *BenchOptions) error {
 	return nil
 }
 
+// parseChromiumFlags turns --chromium-flag values into browser.Options'
+// ExtraFlags: NAME is a bare switch, NAME=false leaves one out, NAME=VALUE
+// gives it a value.
+func parseChromiumFlags(specs []string) (map[string]any, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for _, spec := range specs {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(spec, "-"), "=")
+		switch {
+		case name == "":
+			return nil, usageErr("--chromium-flag %q: no switch name", spec)
+		case !hasValue:
+			out[name] = true
+		case value == "false":
+			out[name] = false
+		default:
+			out[name] = value
+		}
+	}
+	return out, nil
+}
+
 func printBench(w io.Writer, r *bench.Results) {
 	fmt.Fprintf(w, "worldprobe bench — %s, %s, %d CPUs\n\n", r.Date, r.Chromium, r.CPUs)
 	if len(r.Probes) > 0 {
@@ -175,6 +206,10 @@ func printBench(w io.Writer, r *bench.Results) {
 		fmt.Fprintf(w, "CPU time of one restart and its two frames, by process (mean; ms):\n")
 		for _, p := range r.Probes {
 			fmt.Fprintf(w, "  %-44s %s\n", abbreviate(p.Page, 44), formatCPU(p.CPUMs))
+		}
+		fmt.Fprintf(w, "The same, first restart alone / mean of the later ones (ms):\n")
+		for _, p := range r.Probes {
+			fmt.Fprintf(w, "  %-44s %s\n  %-44s %s\n", abbreviate(p.Page, 44), formatCPU(p.CPUFirstMs), "", formatCPU(p.CPULaterMs))
 		}
 		fmt.Fprintf(w, "Library files loaded on the last restart, and how many the browser's cache answered:\n")
 		for _, p := range r.Probes {

@@ -281,6 +281,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			return err
 		}
 		defer b.Close()
+		defer b.WriteCPULedger(io.ErrOut) // only with WORLDPROBE_CPU_LEDGER set
 		if o.DB != "" {
 			if err := o.looks.shareLimits(ctx, o.DB); err != nil {
 				return runtimeErr(err)

@@ -24,6 +24,7 @@ type CanvasRect struct {
 
 // Canvas returns the box of the canvas last rendered to (or the largest).
 func (s *Session) Canvas(ctx context.Context) (CanvasRect, error) {
+	defer s.charge("query")()
 	var raw string
 	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.canvasRect()", false, &raw); err != nil {
 		return CanvasRect{}, err
@@ -82,6 +83,7 @@ type ObjectView struct {
 // scene first) and reports its world position, visibility, colour and
 // screen position in canvas CSS pixels.
 func (s *Session) Object(ctx context.Context, name string) (ObjectInfo, error) {
+	defer s.charge("query")()
 	var raw string
 	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.objectInfo("+jsString(name)+")", false, &raw); err != nil {
 		return ObjectInfo{}, err
@@ -100,6 +102,7 @@ func (s *Session) Object(ctx context.Context, name string) (ObjectInfo, error) {
 // (userData.semantic) has the role and name given ("" matches any), in
 // scene-graph order (depth first), at most 1000.
 func (s *Session) Tagged(ctx context.Context, role, name string) ([]ObjectInfo, error) {
+	defer s.charge("query")()
 	var raw string
 	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.taggedInfo("+jsString(role)+", "+jsString(name)+")", false, &raw); err != nil {
 		return nil, err
@@ -143,6 +146,7 @@ type XRView struct {
 // the last frame with. A missing object, an ambiguous tag or a page that
 // presents no XR session wrap target.ErrNotFound.
 func (s *Session) XRView(ctx context.Context, ref ObjectRef) (XRView, error) {
+	defer s.charge("query")()
 	arg, err := json.Marshal(ref)
 	if err != nil {
 		return XRView{}, err
@@ -167,6 +171,7 @@ func (s *Session) XRView(ctx context.Context, ref ObjectRef) (XRView, error) {
 // Project maps a world point to canvas CSS pixels with the camera last
 // rendered with; target.ErrNotFound when it is off screen or there is no camera.
 func (s *Session) Project(ctx context.Context, world []float64) (Point, error) {
+	defer s.charge("query")()
 	if len(world) != 3 {
 		return Point{}, fmt.Errorf("a world point needs 3 coordinates, got %d", len(world))
 	}
@@ -203,6 +208,7 @@ type DOMInfo struct {
 
 // DOM reads the element that selector matches first.
 func (s *Session) DOM(ctx context.Context, selector string) (DOMInfo, error) {
+	defer s.charge("query")()
 	var raw string
 	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.domInfo("+jsString(selector)+")", false, &raw); err != nil {
 		return DOMInfo{}, err
@@ -219,6 +225,7 @@ func (s *Session) DOM(ctx context.Context, selector string) (DOMInfo, error) {
 
 // Locate turns a target into a viewport point.
 func (s *Session) Locate(ctx context.Context, t target.Target) (Point, error) {
+	defer s.charge("query")()
 	switch {
 	case t.Selector != "":
 		d, err := s.DOM(ctx, t.Selector)
@@ -360,6 +367,7 @@ func (s *Session) settleInput(ctx context.Context) error {
 // down (none when hold is 0), and lets it up at the same point, as a
 // person's click lasts a few frames. hold frames advance the clock.
 func (s *Session) Click(ctx context.Context, t target.Target, hold int) error {
+	defer s.charge("input")()
 	if s.buttonHeld {
 		return fmt.Errorf("click: the button is already down (release it first)")
 	}
@@ -398,6 +406,7 @@ func (s *Session) hold(ctx context.Context, frames int) error {
 // Move moves the pointer to the target; while the button is held (Press)
 // the move carries it, as a drag does.
 func (s *Session) Move(ctx context.Context, t target.Target) error {
+	defer s.charge("input")()
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
@@ -417,6 +426,7 @@ func (s *Session) Move(ctx context.Context, t target.Target) error {
 // there until Release (or a reload). Pressing twice is an error: a real
 // mouse cannot.
 func (s *Session) Press(ctx context.Context, t target.Target) error {
+	defer s.charge("input")()
 	if s.buttonHeld {
 		return fmt.Errorf("press: the button is already down (release it first)")
 	}
@@ -437,6 +447,7 @@ func (s *Session) Press(ctx context.Context, t target.Target) error {
 // Release moves the pointer to the target, the button held, and lets the
 // left button up there. Releasing a button that is not down is an error.
 func (s *Session) Release(ctx context.Context, t target.Target) error {
+	defer s.charge("input")()
 	if !s.buttonHeld {
 		return fmt.Errorf("release: the button is not down (press first)")
 	}
@@ -458,6 +469,7 @@ func (s *Session) Release(ctx context.Context, t target.Target) error {
 // frames > 0 it steps that many frames after the press and after each
 // move, so a page reading the pointer in its animation loop sees the path.
 func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frames int) error {
+	defer s.charge("input")()
 	if s.buttonHeld {
 		return fmt.Errorf("drag: the button is already down (release it first)")
 	}
@@ -497,6 +509,7 @@ func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frame
 
 // Wheel scrolls by (dx, dy) CSS pixels at the target.
 func (s *Session) Wheel(ctx context.Context, t target.Target, dx, dy float64) error {
+	defer s.charge("input")()
 	p, err := s.Locate(ctx, t)
 	if err != nil {
 		return err
@@ -555,6 +568,7 @@ var modifierKeys = map[string]int64{
 // Shift a letter is sent upper case; with Control, Alt or Meta a printable
 // key inserts no text, as on a real keyboard.
 func (s *Session) Key(ctx context.Context, kind, key string, hold int, with ...string) error {
+	defer s.charge("input")()
 	k, ok := keyByName[key]
 	if !ok {
 		return fmt.Errorf("unknown key %q (use KeyboardEvent.key values such as \" \", \"r\", \"ArrowUp\"): %w", key, target.ErrNotFound)
@@ -640,6 +654,7 @@ func (s *Session) Key(ctx context.Context, kind, key string, hold int, with ...s
 // Type focuses the element, replaces its text with text as a user would
 // type it, and fires change.
 func (s *Session) Type(ctx context.Context, selector, text string) error {
+	defer s.charge("input")()
 	var found bool
 	expr := fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (!el) return false;
 		el.focus(); if (typeof el.select === 'function') el.select(); return true; })()`, jsString(selector))
@@ -687,6 +702,7 @@ type Pixels struct {
 // CanvasPixels presents the current frame and captures the canvas; it
 // returns ErrUndrawn when that frame's draw calls were skipped.
 func (s *Session) CanvasPixels(ctx context.Context) (Pixels, error) {
+	defer s.charge("pixels")()
 	if !s.Drawn() {
 		return Pixels{}, fmt.Errorf("reading the canvas at frame %d: %w", s.Frame(), ErrUndrawn)
 	}

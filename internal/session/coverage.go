@@ -60,6 +60,7 @@ func (s *Session) startCoverage(ctx context.Context) error {
 // every script V8 still knows of the page and the runtime alike; callers
 // keep the scripts they want by URL. It needs Config.Coverage.
 func (s *Session) TakeCoverage(ctx context.Context) ([]CoverageScript, error) {
+	defer s.charge("coverage")()
 	// The debugger reports every live script again when enabled, with its
 	// position in its resource; it is switched off again at once (see
 	// watchCompilation for why it stays off).

@@ -48,6 +48,7 @@ const stateReadLimit = 10 * time.Second
 
 // ReadState reads and canonicalises window.__3D_STATE__.
 func (s *Session) ReadState(ctx context.Context) (State, error) {
+	defer s.charge("observe")()
 	var raw string
 	if err := s.eval(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
 		return State{}, err
@@ -67,6 +68,7 @@ func (s *Session) ReadState(ctx context.Context) (State, error) {
 // fresh page if it needs the state). The error is ReadState's: the page
 // hung or crashed while read.
 func (s *Session) ReadStateUntouched(ctx context.Context) (st State, untouched bool, err error) {
+	defer s.charge("observe")()
 	var raw string
 	opts := []chromedp.EvaluateOption{func(p *runtime.EvaluateParams) { p.ThrowOnSideEffect = ptrTo(true) }}
 	if err := s.evalWith(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d, true)", s.cfg.StateCap), opts, &raw); err != nil {
@@ -185,6 +187,7 @@ type Scene struct {
 
 // ReadScene summarises the scene the page rendered last.
 func (s *Session) ReadScene(ctx context.Context) (Scene, error) {
+	defer s.charge("observe")()
 	var raw string
 	if err := s.eval(ctx, 20*time.Second, "window.__wp.sceneSummary()", false, &raw); err != nil {
 		return Scene{}, err
@@ -220,6 +223,7 @@ type Status struct {
 
 // ReadStatus reads the runtime's record of WebGL, dialogs and refused actions.
 func (s *Session) ReadStatus(ctx context.Context) (Status, error) {
+	defer s.charge("observe")()
 	var raw string
 	if err := s.eval(ctx, 10*time.Second, "window.__wp.status()", false, &raw); err != nil {
 		return Status{}, err
@@ -243,6 +247,7 @@ type CanvasBox struct {
 
 // LargestCanvas finds the largest canvas, or nil when there is none.
 func (s *Session) LargestCanvas(ctx context.Context) (*CanvasBox, error) {
+	defer s.charge("observe")()
 	var box *CanvasBox
 	if err := s.eval(ctx, 10*time.Second, "window.__wp.largestCanvas()", false, &box); err != nil {
 		return nil, err
@@ -252,6 +257,7 @@ func (s *Session) LargestCanvas(ctx context.Context) (*CanvasBox, error) {
 
 // Screenshot captures the composited viewport, or the clip when non-nil, as PNG.
 func (s *Session) Screenshot(ctx context.Context, clip *CanvasBox, limit time.Duration) ([]byte, error) {
+	defer s.charge("pixels")()
 	cctx, cancel := s.callCtx(ctx, limit)
 	defer cancel()
 	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}

@@ -114,6 +114,9 @@ var ErrUnresponsive = errors.New("the page did not respond by its deadline")
 
 // Session is one page loaded in its own browser context.
 type Session struct {
+	// charge attributes CPU time to a phase (browser.Charge; a no-op
+	// without the CPU ledger).
+	charge   func(phase string) (end func())
 	cfg      Config
 	page     *browser.Page
 	resolver *resolve.Resolver
@@ -204,8 +207,11 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		netSeen: -1,
 	}
 	s.rec = newRecorder(func() int { return int(s.frame.Load()) })
+	s.charge = b.Charge
 	t0 := time.Now()
+	end := s.charge("open: context and tab")
 	p, err := b.NewPage(ctx, s.onEvent)
+	end()
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +223,18 @@ func Open(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path s
 		s.rec.with(func(l *Log) { l.addBlocked(u, "download", "downloads are denied ("+truncate(name, 100)+")") })
 	})
 	t1 := time.Now()
-	if err := s.prepare(ctx); err != nil {
+	end = s.charge("open: domains and runtime")
+	err = s.prepare(ctx)
+	end()
+	if err != nil {
 		p.Close()
 		return nil, err
 	}
 	t2 := time.Now()
 	s.timing = LoadTiming{Setup: t2.Sub(t0)}
+	end = s.charge("open: first load")
 	err = s.navigate(ctx)
+	end()
 	cfg.Logger.Debug("page opened", "page", path, "tab", t1.Sub(t0), "prepare", t2.Sub(t1), "navigate", time.Since(t2))
 	if err != nil {
 		if errors.Is(err, ErrUnresponsive) || errors.Is(err, ErrCrashed) {
@@ -393,6 +404,7 @@ func (s *Session) watchCompilation(ctx context.Context, on bool) error {
 // document, clock and random sequence start from scratch. It is much cheaper
 // than closing the session and opening another.
 func (s *Session) Restart(ctx context.Context, fps float64) error {
+	defer s.charge("restart")()
 	if fps > 0 {
 		s.cfg.FPS = fps
 	}
@@ -551,6 +563,7 @@ func (s *Session) Interrupt() error { return s.page.Interrupt() }
 
 // Close closes the page and ends its renderer.
 func (s *Session) Close() {
+	defer s.charge("close")()
 	if s.page != nil {
 		s.page.Close()
 	}
@@ -575,6 +588,7 @@ func (s *Session) eval(ctx context.Context, limit time.Duration, expr string, aw
 
 // evalWith is eval with the given evaluation options.
 func (s *Session) evalWith(ctx context.Context, limit time.Duration, expr string, opts []chromedp.EvaluateOption, out any) error {
+	defer s.charge("eval (other)")()
 	cctx, cancel := s.callCtx(ctx, limit)
 	defer cancel()
 	raw, err := chromedp.Run(cctx, chromedp.Evaluate[[]byte](expr, opts...))

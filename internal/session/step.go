@@ -75,6 +75,7 @@ func (s *Session) settled() bool {
 // drawing may wait on the GPU. On ErrUnresponsive or ErrCrashed the result
 // holds the frames completed.
 func (s *Session) Step(ctx context.Context, n int, draw bool) (StepResult, error) {
+	defer s.charge(stepPhase(draw))()
 	if s.video.rec != nil && !s.video.active {
 		return s.stepRecorded(ctx, n, draw) // video.go
 	}
@@ -164,5 +165,14 @@ func (s *Session) chunk() int {
 // composited, i.e. the GPU has drained. The wait is bounded by the GPU
 // allowance, not the call timeout: it is GPU time, not the page's.
 func (s *Session) Present(ctx context.Context) error {
+	defer s.charge("pixels")()
 	return s.eval(ctx, s.cfg.GPUTimeout, "window.__wp.realFrame()", true, nil)
+}
+
+// stepPhase names a Step's phase in the CPU ledger (browser.Charge).
+func stepPhase(draw bool) string {
+	if draw {
+		return "step: drawn"
+	}
+	return "step: undrawn"
 }
