@@ -10,8 +10,8 @@ import (
 
 // BenchmarkProcReads: the memory watch's reads of one walk over a live
 // Chromium's tree (every thread's children file, every process's status
-// and command line), with os.ReadFile and with readProc, and a whole
-// treeOf. go test ./internal/browser -run XXX -bench ProcReads
+// and command line), with os.ReadFile and with readProc, and the
+// watch's whole tree (walk and measure, the walk mostly partial). go test ./internal/browser -run XXX -bench ProcReads
 func BenchmarkProcReads(b *testing.B) {
 	br, err := Launch(context.Background(), Options{Jobs: 1})
 	if err != nil {
@@ -43,9 +43,10 @@ func BenchmarkProcReads(b *testing.B) {
 			}
 		}
 	})
-	b.Run("treeOf", func(b *testing.B) {
+	b.Run("memoryWatch.tree", func(b *testing.B) {
+		w := &memoryWatch{root: root}
 		for b.Loop() {
-			treeOf(root)
+			w.tree()
 		}
 	})
 }
