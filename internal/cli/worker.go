@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -53,6 +54,13 @@ queue holds no unfinished trial (start it after the run has enqueued).
 Look and act steps, and --design, are judged with the models of --models (as
 for run), their API keys read from this worker's environment only: a job never
 carries one. Give every worker the same --models, --design and video flags.
+
+With --models, the worker also runs the generation and repair steps 'gen --db'
+enqueues: each sample's calls with the --model the job names, made from this
+worker's models file and keys (a worker without the key leaves the step to
+another, after a retry). Every answer is stored in the database before the step
+finishes, so a step run again — retried, or rescued from a killed worker — never
+pays for a call twice; OUT must be at the same path on every machine.
 
 ` + exitStatusHelp("the worker stopped cleanly (drained or signalled)", ""),
 		Example: `  worldprobe run suites/starter --oracle --db postgres://wp@db:5432/wp --jobs 0 --out /shared/runs/starter &
@@ -124,8 +132,18 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := queue.OpenPostgres(ctx, o.DB, queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter,
-		StopGrace: o.StopGrace, Progress: io.ErrOut})
+	cfg := queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter, StopGrace: o.StopGrace, Progress: io.ErrOut}
+	if o.looks.ModelsFile != "" {
+		// Generation and repair jobs ('gen --db') too, with the models
+		// file's models and this worker's keys.
+		opts, _ := modelOptions(io, o.looks.Record, o.looks.Replay, o.looks.AllowUnpriced, o.looks.options...)
+		base, err := llm.Load(o.looks.ModelsFile, io.Getenv, opts...)
+		if err != nil {
+			return err
+		}
+		cfg.Models = &workerModels{io: io, base: base.Config(), opts: opts}
+	}
+	q, err := queue.OpenPostgres(ctx, o.DB, cfg)
 	if err != nil {
 		return runtimeErr(err)
 	}

@@ -199,7 +199,8 @@ func (w *genWorkers) load(ctx context.Context, s Step) (*task.Task, *gen.Model, 
 	}
 	m, err := w.models.Model(ctx, s.Model)
 	if err != nil {
-		return nil, nil, river.JobCancel(err)
+		// Retried: another worker may have the key this one lacks.
+		return nil, nil, fmt.Errorf("--model %s on this worker: %w", s.Model, err)
 	}
 	if m.Slug != s.Slug {
 		return nil, nil, river.JobCancel(fmt.Errorf("--model %s is %s on this worker (folder %s), not the enqueuer's %s: give every worker the same models file",
