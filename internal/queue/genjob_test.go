@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
+	"github.com/worldprobe/worldprobe/internal/testenv"
 )
 
 const genTestKey = "sk-genjob-test-SECRET"
@@ -126,11 +128,14 @@ func (p *provider) counts() (received, answered map[string]int, most int) {
 
 // model is the generator role on the provider through the real model
 // access layer ($2 / $8 per 1M tokens: $0.006 a call).
-func (p *provider) model(t *testing.T) *gen.Model {
+func (p *provider) model(t *testing.T) *gen.Model { return providerModel(t, p.srv.URL) }
+
+// providerModel is the generator role on the provider at url.
+func providerModel(t *testing.T, url string) *gen.Model {
 	t.Helper()
 	cfg := &llm.Config{Version: 1, Pricing: map[string]llm.Price{"test-gpt": {Input: 2, Output: 8}},
 		Roles: map[llm.Role]llm.RoleConfig{llm.Generator: {ModelConfig: llm.ModelConfig{Provider: "openai", Model: "test-gpt",
-			BaseURL: p.srv.URL + "/v1", KeyEnv: "TEST_KEY", MaxTokens: 8000}}}}
+			BaseURL: url + "/v1", KeyEnv: "TEST_KEY", MaxTokens: 8000}}}}
 	reg, err := llm.New(cfg, func(k string) string {
 		if k == "TEST_KEY" {
 			return genTestKey
@@ -287,4 +292,88 @@ func testGenerationPaysOnce(t *testing.T, open func(Config) *Queue) {
 	for _, j := range listJobs(t, enq, kindGenerate) {
 		require.Equal(t, 1, j.Attempt, "a released attempt is not counted")
 	}
+}
+
+// envHelperWorker, set to a PostgreSQL URL, makes TestHelperGenWorker a
+// generation worker on that queue (with the provider at
+// envHelperProvider) that runs until it is killed.
+const (
+	envHelperWorker   = "WORLDPROBE_TEST_GENWORKER_DB"
+	envHelperProvider = "WORLDPROBE_TEST_GENWORKER_PROVIDER"
+)
+
+// TestHelperGenWorker is the worker process TestGenerationJobKilledIsRescued
+// kills; without its environment it does nothing.
+func TestHelperGenWorker(t *testing.T) {
+	url := os.Getenv(envHelperWorker)
+	if url == "" {
+		t.Skip("run by TestGenerationJobKilledIsRescued as its worker process")
+	}
+	ctx := context.Background()
+	q, err := OpenPostgres(ctx, url, Config{Workers: 1, GenOnly: true, Models: ModelList{providerModel(t, os.Getenv(envHelperProvider))}})
+	require.NoError(t, err)
+	require.NoError(t, q.Start(ctx))
+	select {} // until killed
+}
+
+// A generation worker process killed (SIGKILL) while the continuation of
+// a cut-off reply is on its way: River's rescuer (on the next worker,
+// every 30 s) finds the job older than RescueAfter and retries it, and the
+// next worker sends only the continuation — each of the sample's two
+// requests is answered exactly once.
+func TestGenerationJobKilledIsRescued(t *testing.T) {
+	testenv.Slow(t)
+	ctx := context.Background()
+	url := pgtest.Start(t).NewDB(t)
+	tk, page := tinyTask(t)
+	p := newProvider(t, page, true)
+	m := p.model(t)
+	out := filepath.Join(t.TempDir(), "gen")
+	enq, err := OpenPostgres(ctx, url, Config{})
+	require.NoError(t, err)
+	defer enq.Close()
+	s, err := gen.NewSample(tk, m, 1, out)
+	require.NoError(t, err)
+	args, err := GenerateJob(s, out, nil, nil)
+	require.NoError(t, err)
+	ids, err := enq.Enqueue(ctx, []river.JobArgs{args})
+	require.NoError(t, err)
+
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestHelperGenWorker$")
+	cmd.Env = append(os.Environ(), envHelperWorker+"="+url, envHelperProvider+"="+p.srv.URL)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	require.NoError(t, cmd.Start())
+	select {
+	case <-p.held:
+	case <-time.After(120 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the worker process never sent the continuation")
+	}
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	js := listJobs(t, enq, kindGenerate)
+	require.Len(t, js, 1)
+	require.Equal(t, rivertype.JobStateRunning, js[0].State, "its worker is dead: the job stays running until it is rescued")
+	n, err := enq.StoredCalls(ctx, args.Key)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+
+	b, err := OpenPostgres(ctx, url, Config{Workers: 1, GenOnly: true, Models: ModelList{m}, RescueAfter: 2 * time.Second})
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, b.Start(ctx))
+	wctx, cancel := context.WithTimeout(ctx, 150*time.Second)
+	defer cancel()
+	require.NoError(t, enq.Wait(wctx, ids))
+	received, answered, most := p.counts()
+	require.Equal(t, map[string]int{"first": 1, "continuation": 2}, received)
+	require.Equal(t, map[string]int{"first": 1, "continuation": 1}, answered)
+	require.Equal(t, 1, most)
+	js = listJobs(t, enq, kindGenerate)
+	require.Len(t, js, 1)
+	require.Equal(t, 2, js[0].Attempt, "the killed attempt and the rescued one")
+	rec, err := gen.ReadRecord(s.Dir)
+	require.NoError(t, err)
+	require.Equal(t, gen.StatusDone, rec.Status)
+	require.InDelta(t, 0.012, rec.CostUSD, 1e-9)
 }
