@@ -100,9 +100,16 @@ func PutDir(ctx context.Context, s Store, dir, prefix string) ([]string, error) 
 	return names, nil
 }
 
-// FS is s as an fs.FS (and fs.StatFS) for readers of files such as the
-// viewer; its calls use ctx. A file it opens is a [File] (seekable).
-func FS(ctx context.Context, s Store) fs.StatFS { return storeFS{ctx: ctx, s: s} }
+// FS is s as an fs.FS (and fs.StatFS, fs.ReadDirFS) for readers of files
+// such as the viewer; its calls use ctx. A file it opens is a [File]
+// (seekable).
+func FS(ctx context.Context, s Store) ReadFS { return storeFS{ctx: ctx, s: s} }
+
+// ReadFS is what [FS] returns.
+type ReadFS interface {
+	fs.StatFS
+	fs.ReadDirFS
+}
 
 type storeFS struct {
 	ctx context.Context
@@ -149,3 +156,77 @@ func notExist(s Store, name string) error {
 }
 
 var errShortWrite = errors.New("fewer bytes than announced")
+
+// ReadDir implements fs.ReadDirFS from the names below dir: its files and
+// the folders holding deeper ones, sorted by name. A folder with nothing
+// below it does not exist.
+func (f storeFS) ReadDir(dir string) ([]fs.DirEntry, error) {
+	if dir != "." && !ValidName(dir) {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: fs.ErrInvalid}
+	}
+	prefix := ""
+	if dir != "." {
+		prefix = dir
+	}
+	names, err := f.s.List(f.ctx, prefix)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: err}
+	}
+	if len(names) == 0 {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: fs.ErrNotExist}
+	}
+	var out []fs.DirEntry
+	seen := map[string]bool{}
+	for _, n := range names {
+		rest := n
+		if prefix != "" {
+			rest = strings.TrimPrefix(n, prefix+"/")
+		}
+		child, _, deeper := strings.Cut(rest, "/")
+		if seen[child] {
+			continue
+		}
+		seen[child] = true
+		out = append(out, dirEntry{name: child, dir: deeper})
+	}
+	return out, nil
+}
+
+// dirEntry is an entry of a stored folder.
+type dirEntry struct {
+	name string
+	dir  bool
+}
+
+func (e dirEntry) Name() string { return e.name }
+func (e dirEntry) IsDir() bool  { return e.dir }
+func (e dirEntry) Type() fs.FileMode {
+	if e.dir {
+		return fs.ModeDir
+	}
+	return 0
+}
+func (e dirEntry) Info() (fs.FileInfo, error) {
+	if e.dir {
+		return dirInfo(e.name), nil
+	}
+	return fileInfo{name: e.name}, nil
+}
+
+// dirInfo is a stored folder's fs.FileInfo.
+type dirInfo string
+
+func (i dirInfo) Name() string       { return string(i) }
+func (i dirInfo) Size() int64        { return 0 }
+func (i dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (i dirInfo) ModTime() time.Time { return time.Time{} }
+func (i dirInfo) IsDir() bool        { return true }
+func (i dirInfo) Sys() any           { return nil }
+
+// RunPrefix is where a run's files are in a store shared by many runs:
+// the run folder's absolute path without its leading slash
+// ("shared/runs/starter"), so that every machine that sees the run folder
+// at the same path names the same files.
+func RunPrefix(run string) string {
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(run)), "/")
+}

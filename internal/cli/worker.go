@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/store"
@@ -25,8 +26,9 @@ type WorkerOptions struct {
 	// looks are run's --models, --record, --replay and --allow-unpriced:
 	// the models of the look and act steps and of --design, with API
 	// keys from this worker's environment.
-	looks  lookFlags
-	Design bool
+	looks     lookFlags
+	Design    bool
+	artifacts artifactsFlag
 }
 
 // NewCmdWorker builds 'worldprobe worker'.
@@ -76,6 +78,7 @@ pays for a call twice; OUT must be at the same path on every machine.
 	f.StringVar(&o.DB, "db", "", "PostgreSQL URL of the queue (postgres://USER@HOST:PORT/DATABASE), as given to 'run --db'")
 	f.BoolVar(&o.Drain, "drain", false, "exit once the queue holds no unfinished trial")
 	o.rescue.register(f)
+	o.artifacts.register(f, "copy each judged trial's folder into `WHERE` too, a folder or s3://BUCKET/PREFIX (endpoint and keys from this worker's environment: $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), as 'run --artifacts'")
 	f.DurationVar(&o.StopGrace, "stop-grace", queue.DefaultStopGrace, "on SIGTERM, how long running trials may finish before they are cancelled and go back to the queue")
 	o.video.register(f)
 	o.looks.register(f)
@@ -133,6 +136,9 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 		return err
 	}
 	cfg := queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter, StopGrace: o.StopGrace, Progress: io.ErrOut}
+	if cfg.Artifacts, err = o.artifacts.open(ctx, io); err != nil {
+		return err
+	}
 	if o.looks.ModelsFile != "" {
 		// Generation and repair jobs ('gen --db') too, with the models
 		// file's models and this worker's keys.

@@ -29,6 +29,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -75,6 +76,11 @@ type Config struct {
 	// generation and repair jobs too (gen --db, worker --models), with
 	// these models; Runner's browser checks the pages of a repair.
 	Models Models
+	// Artifacts, when set, receives each trial's folder (result.json and
+	// every artifact) once the trial is judged, under the run folder's
+	// path (artifactstore.RunPrefix), before its result is saved: a
+	// result in the database has its files in the store.
+	Artifacts artifactstore.Store
 	// GenOnly makes this process's workers run generation and repair
 	// jobs only, no trial (gen's own workers); Runner is then needed only
 	// for repairs.
@@ -240,7 +246,7 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 			if q.cfg.Runner == nil {
 				return nil, errors.New("queue: workers need a trial runner")
 			}
-			if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress}); err != nil {
+			if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress, artifacts: q.cfg.Artifacts}); err != nil {
 				return nil, fmt.Errorf("registering the trial worker: %w", err)
 			}
 			cfg.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: q.cfg.Workers}

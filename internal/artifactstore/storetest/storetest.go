@@ -143,6 +143,25 @@ func Run(t *testing.T, open func(t *testing.T) artifactstore.Store) {
 		require.ErrorIs(t, err, fs.ErrNotExist)
 		_, err = fsys.Open("../escape")
 		require.ErrorIs(t, err, fs.ErrInvalid)
+		entries, err := fs.ReadDir(fsys, "trials/t1")
+		require.NoError(t, err)
+		var got []string
+		for _, e := range entries {
+			got = append(got, fmt.Sprintf("%s %v", e.Name(), e.IsDir()))
+		}
+		require.Equal(t, []string{"frames true", "result.json false", "screenshot.png false"}, got)
+		top, err := fs.ReadDir(fsys, ".")
+		require.NoError(t, err)
+		require.Len(t, top, 1)
+		require.Equal(t, "trials", top[0].Name())
+		require.True(t, top[0].IsDir())
+		_, err = fs.ReadDir(fsys, "trials/none")
+		require.ErrorIs(t, err, fs.ErrNotExist)
+		sub, err := fs.Sub(fsys, "trials")
+		require.NoError(t, err)
+		b, err := fs.ReadFile(sub, "t1/result.json")
+		require.NoError(t, err)
+		require.Equal(t, `{"pass":true}`, string(b))
 	})
 
 	t.Run("Concurrent", func(t *testing.T) {
@@ -168,4 +187,3 @@ func Run(t *testing.T, open func(t *testing.T) artifactstore.Store) {
 		}
 	})
 }
-
