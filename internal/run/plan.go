@@ -149,7 +149,7 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 					// stay distinct, and a folder of one page keeps its
 					// samples 0 … repeat-1.
 					k := max(0, pg.sample-1)*max(1, repeat) + r
-					out = append(out, planned(t, c, td, src, pg, dg, k))
+					out = append(out, planOne(t, c, td, src, pg, dg, k))
 				}
 			}
 		}
@@ -157,9 +157,9 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 	return out, nil
 }
 
-// planned is the trial of page pg of source src for task t (contract c,
+// planOne is the trial of page pg of source src for task t (contract c,
 // digest td), pg's digest dg, as its k-th sample.
-func planned(t *task.Task, c *contract.Contract, td string, src Source, pg candidatePage, dg string, k int) Planned {
+func planOne(t *task.Task, c *contract.Contract, td string, src Source, pg candidatePage, dg string, k int) Planned {
 	p := Planned{Task: t, Contract: c, Model: src.Model, Repair: src.Repair, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
 		TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
 	parts := []any{t.ID, td, p.Model, p.Candidate, dg, k, p.Variant}
@@ -188,7 +188,7 @@ func PlanSample(t *task.Task, src Source, k int) (Planned, error) {
 	if err != nil {
 		return Planned{}, err
 	}
-	return planned(t, c, td, src, pg, dg, k-1), nil
+	return planOne(t, c, td, src, pg, dg, k-1), nil
 }
 
 type candidatePage struct {
