@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/gen"
@@ -58,10 +59,29 @@ func TestGenJobsRunOnAWorker(t *testing.T) {
 	withKey := map[string]string{"TEST_OPENAI_KEY": genSecret, EnvWeb: webDir(t)}
 
 	// gen checks the key it would call with; its --jobs 0 calls nothing.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	code, _, stderr := executeIn(ctx, withKey, "gen", tinySuite(), "--model", "generator", "--models", models, "--out", out,
-		"--db", url, "--jobs", "0", "--judge", runDir)
+	// Interrupted once its job is in the queue, it leaves it there.
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		code   ExitCode
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := executeIn(ctx, withKey, "gen", tinySuite(), "--model", "generator", "--models", models, "--out", out,
+			"--db", url, "--jobs", "0", "--judge", runDir)
+		done <- result{code, stderr}
+	}()
+	conn, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	require.Eventually(t, func() bool {
+		var n int
+		err := conn.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'generate'`).Scan(&n)
+		return err == nil && n == 1
+	}, 2*time.Minute, 50*time.Millisecond)
 	cancel()
+	r := <-done
+	code, stderr := r.code, r.stderr
 	require.Equal(t, ExitInfrastructure, code, "stderr: %s", stderr)
 	require.Contains(t, stderr, "1 to generate) as River jobs on ")
 	require.Contains(t, stderr, "the other jobs stay queued")
