@@ -59,7 +59,7 @@ budget stop and nothing finished is paid for or judged twice.`,
 	// bench-models' own doing.
 	for _, fs := range []*pflag.FlagSet{runFlags, genFlags} {
 		fs.VisitAll(func(fl *pflag.Flag) {
-			if f.Lookup(fl.Name) == nil && fl.Name != "candidates" && fl.Name != "allow-missing" {
+			if f.Lookup(fl.Name) == nil && fl.Name != "candidates" && fl.Name != "allow-missing" && fl.Name != "judge" {
 				f.AddFlag(fl)
 			}
 		})
@@ -99,7 +99,9 @@ func runBenchModels(cmd *cobra.Command, io IO, paths []string, out string, genJo
 	// Flags gen shares with run (--chromium, --web…) are for gen's agent
 	// runs and repairs only; the model access flags (--models, --record,
 	// --replay) are for both: gen's generator and run's judge roles.
-	skip := []string{"out", "jobs", "task"}
+	// --db, --executor and --rescue-after are run's: gen generates in
+	// its pool here.
+	skip := []string{"out", "jobs", "task", "db", "executor", "rescue-after"}
 	agent, repairs := cmd.Flags().Lookup("agent"), cmd.Flags().Lookup("repair")
 	if (agent == nil || agent.Value.String() != "true") && (repairs == nil || repairs.Value.String() == "0") {
 		genFlags.VisitAll(func(fl *pflag.Flag) {

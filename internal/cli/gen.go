@@ -51,6 +51,8 @@ type GenOptions struct {
 	resume string
 	// repairSet is whether --repair-mode was given.
 	repairSet bool
+	// queue are --db, --executor, --judge and --rescue-after.
+	queue genQueueFlags
 }
 
 // NewCmdGen builds 'worldprobe gen'.
@@ -123,6 +125,16 @@ The final index.html is written to OUT/<model-slug>+agent/sample-<k>/<task-id>/
 with gen.json (turns, tool calls per tool, tokens, cost, the test-to-edit ratio)
 and trajectory.jsonl (every turn, keys redacted).
 
+--db URL generates as River jobs in PostgreSQL (--executor river: in
+OUT/queue.db): one job per sample's generation and one per page's repair, unique
+by task digest × model × sample × step, run by this process's --jobs workers
+(--jobs 0: none) and by 'worldprobe worker --db URL --models FILE' on any machine
+that sees OUT at the same path. Each model answer is stored in the database
+before its job ends: a job run again (retried, rescued from a killed worker)
+never pays a call twice. --judge RUN enqueues each finished page's trial into the
+run folder RUN for the workers; 'run SUITE --candidates <model-slug>=OUT/<model-slug>
+--db URL --out RUN' collects them. Interrupted, gen leaves its jobs queued.
+
 ` + exitStatusHelp("every planned sample has a gen.json, failed samples included (they are counted and listed), or after --dry-run", ""),
 		Example: `  worldprobe gen suites/starter --model generator
   worldprobe gen suites/starter --model openai/gpt-4.1 --model anthropic/claude-sonnet-4-5 -n 3
@@ -164,6 +176,7 @@ and trajectory.jsonl (every turn, keys redacted).
 	f.IntVar(&o.Repair, "repair", 0, "repair each first-shot page in up to `R` rounds, written to OUT/<model-slug>+<repair>/ (0: no repair)")
 	f.StringVar(&o.RepairMode, "repair-mode", string(repair.Errors), "what a repair round sends back: errors (the errors the page raises) or feedback (the messages of the checks it fails; ranked apart)")
 	o.Agent.register(f)
+	o.queue.register(f)
 	return cmd
 }
 
@@ -173,14 +186,18 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 		return usageErr("gen needs --model ROLE or PROVIDER/MODEL (e.g. --model generator, --model openai/gpt-4.1)")
 	case o.Samples < 1:
 		return usageErr("-n must be at least 1")
-	case o.Jobs < 1:
-		return usageErr("--jobs must be at least 1")
 	case o.Record != "" && o.Replay != "":
 		return usageErr("--record and --replay cannot be used together")
 	case o.Repair < 0:
 		return usageErr("--repair must be 0 (no repair) or a number of rounds")
 	case o.Repair == 0 && o.repairSet:
 		return usageErr("--repair-mode %s needs --repair R (the rounds of repair)", o.RepairMode)
+	}
+	if err := o.queue.check(o.Jobs); err != nil {
+		return err
+	}
+	if o.queue.on() && o.Agent.On {
+		return usageErr("--agent samples run in this process: --db and --executor river are for first shots and their repairs")
 	}
 	mode, err := repair.ParseMode(o.RepairMode)
 	if err != nil {
@@ -228,6 +245,9 @@ func runGen(ctx context.Context, io IO, o *GenOptions) error {
 				mode.Label(), plural(o.Repair, "round"), 1+repair.MaxRetries)
 		}
 		return nil
+	}
+	if o.queue.on() {
+		return runGenQueued(ctx, io, o, mode, tasks, models, sum)
 	}
 	execute := func() error { return gen.Execute(ctx, opts, sum) }
 	if o.Agent.On {
@@ -375,41 +395,52 @@ func genModels(ctx context.Context, io IO, o *GenOptions) ([]*gen.Model, error) 
 	var models []*gen.Model
 	slugs := map[string]string{}
 	for _, spec := range o.Models {
-		cfg, role, err := gen.ConfigFor(base.Config(), spec)
+		m, err := genModel(ctx, io, base.Config(), spec, opts, o.DryRun)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, err
 		}
-		res, err := cfg.Resolve(role)
-		if err != nil {
-			return nil, usageErr("--model %s: %v", spec, err)
-		}
-		m := &gen.Model{Spec: spec, Role: role, Name: res.Chain[0].String()}
-		m.Slug = gen.Slug(m.Name)
 		if other, ok := slugs[m.Slug]; ok {
 			return nil, usageErr("--model %s and --model %s both write with %s (folder %s): give each model once", other, spec, m.Name, m.Slug)
 		}
 		slugs[m.Slug] = spec
-		reg, err := llm.New(cfg, io.Getenv, opts...)
-		if err != nil {
-			return nil, err
-		}
-		if o.DryRun {
-			infos, err := reg.Describe(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, info := range infos {
-				if info.Role == role {
-					primary := info.Models[0]
-					m.MaxTokens, m.Price, m.Pricing = primary.MaxTokens, primary.Price, primary.Pricing
-				}
-			}
-		} else if m.Chat, err = reg.Role(ctx, role); err != nil {
-			return nil, err
-		}
 		models = append(models, m)
 	}
 	return models, nil
+}
+
+// genModel is the model of one --model spec under the models file's
+// config base: with its client, or, in a dry run, its limits and price.
+// API keys come from io's environment.
+func genModel(ctx context.Context, io IO, base *llm.Config, spec string, opts []llm.Option, dryRun bool) (*gen.Model, error) {
+	cfg, role, err := gen.ConfigFor(base, spec)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	res, err := cfg.Resolve(role)
+	if err != nil {
+		return nil, usageErr("--model %s: %v", spec, err)
+	}
+	m := &gen.Model{Spec: spec, Role: role, Name: res.Chain[0].String()}
+	m.Slug = gen.Slug(m.Name)
+	reg, err := llm.New(cfg, io.Getenv, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if dryRun {
+		infos, err := reg.Describe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range infos {
+			if info.Role == role {
+				primary := info.Models[0]
+				m.MaxTokens, m.Price, m.Pricing = primary.MaxTokens, primary.Price, primary.Pricing
+			}
+		}
+	} else if m.Chat, err = reg.Role(ctx, role); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // genProgress reports retries and fallbacks while gen runs.

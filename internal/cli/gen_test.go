@@ -568,7 +568,7 @@ func TestGenRefusesBeforeAnyCall(t *testing.T) {
 	}{
 		{nil, "worldprobe: gen needs --model ROLE or PROVIDER/MODEL (e.g. --model generator, --model openai/gpt-4.1)\n"},
 		{[]string{"--model", "generator", "-n", "0"}, "worldprobe: -n must be at least 1\n"},
-		{[]string{"--model", "generator", "--jobs", "0"}, "worldprobe: --jobs must be at least 1\n"},
+		{[]string{"--model", "generator", "--jobs", "0"}, "worldprobe: --jobs must be at least 1 (0 only with --db: enqueue and let workers generate)\n"},
 		{[]string{"--model", "generator", "--record", "a", "--replay", "b"}, "worldprobe: --record and --replay cannot be used together\n"},
 		{[]string{"--model", "judge"}, `worldprobe: --model "judge": not a role and not PROVIDER/MODEL: llm: unknown role "judge"`},
 		{[]string{"--model", "generator", "--model", "openai/test-gpt"}, "worldprobe: --model generator and --model openai/test-gpt both write with openai/test-gpt (folder openai-test-gpt): give each model once\n"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/store"
@@ -21,8 +22,9 @@ type queueFlags struct {
 	DB string
 	// Executor is "pool" (the default) or "river": River on SQLite in the
 	// run folder, with this process's workers.
-	Executor string
-	rescue   rescueFlag
+	Executor  string
+	rescue    rescueFlag
+	artifacts artifactsFlag
 }
 
 // rescueFlag is --rescue-after, which run and worker share.
@@ -43,6 +45,7 @@ func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
 	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
 	f.rescue.register(fs)
+	f.artifacts.register(fs, "with River: copy each judged trial's folder into `WHERE` too, a folder or s3://BUCKET/PREFIX (endpoint and keys from $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), under the run folder's path, for 'serve --artifacts' (docs/scale-out.md)")
 }
 
 // check validates the flags with --jobs.
@@ -57,6 +60,9 @@ func (f *queueFlags) check(jobs int) error {
 	}
 	if jobs < 0 || f.DB == "" && jobs < 1 {
 		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers judge)")
+	}
+	if f.artifacts.Where != "" && f.DB == "" && f.Executor != "river" {
+		return usageErr("--artifacts is copied into by River's workers: it needs --db or --executor river")
 	}
 	return f.rescue.check()
 }
@@ -75,8 +81,15 @@ func (f *queueFlags) describe() string {
 // open opens the queue the flags ask for, with jobs workers started
 // (nil: the in-process pool). The run folder is created when needed
 // (run.CreateFolder, as run.Execute would).
-func (f *queueFlags) open(ctx context.Context, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
+func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runner *trial.Runner) (*queue.Queue, error) {
 	cfg := queue.Config{Workers: jobs, Runner: runner, RescueAfter: f.rescue.RescueAfter}
+	if f.DB != "" || f.Executor == "river" {
+		st, err := f.artifacts.open(ctx, io)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Artifacts = st
+	}
 	var q *queue.Queue
 	var err error
 	switch {

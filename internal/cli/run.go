@@ -307,7 +307,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 			jobs = b.Jobs()
 		}
 		page.Sandbox, page.Unsandboxed = b.Sandbox().String(), !b.Sandbox().On
-		q, err := o.queueFlags.open(ctx, out, jobs, runner)
+		q, err := o.queueFlags.open(ctx, io, out, jobs, runner)
 		if err != nil {
 			return err
 		}

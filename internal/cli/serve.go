@@ -12,6 +12,7 @@ import (
 // NewCmdServe serves a run folder as a live web viewer.
 func NewCmdServe(io IO) *cobra.Command {
 	var addr, db string
+	var artifacts artifactsFlag
 	cmd := &cobra.Command{
 		Use:   "serve [RUN] [--addr HOST:PORT] [--db URL]",
 		Short: "Serve a run as a live web viewer: progress, leaderboard, models × tasks, each trial's evidence",
@@ -43,13 +44,17 @@ whole network, without any login: do that only on a network you trust.
 --db names the results database instead of RUN/results.db: a SQLite file (a path
 or sqlite:PATH), or the PostgreSQL database a run queued its trials in
 (postgres://…, with RUN: one database holds many runs, and RUN names which). With a
-SQLite --db alone, without RUN, the pages have no trial evidence. Ctrl-C stops the
-server.`,
+SQLite --db alone, without RUN, the pages have no trial evidence. --artifacts
+reads the trials' files from where the workers copied them (a folder, or an
+S3-compatible bucket: s3://BUCKET/PREFIX with $WORLDPROBE_S3_ENDPOINT,
+$AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY from the environment) instead of the
+run folder. Ctrl-C stops the server.`,
 		Example: `  worldprobe run --suite suites/starter --oracle --out out/run
   worldprobe serve out/run                    # then open http://127.0.0.1:8080/
   worldprobe serve out/run --addr 127.0.0.1:9000
   worldprobe serve --db out/run/results.db
-  worldprobe serve out/run --db postgres://worldprobe@db.internal/runs`,
+  worldprobe serve out/run --db postgres://worldprobe@db.internal/runs
+  worldprobe serve /shared/runs/starter --db postgres://wp@db/wp --artifacts s3://runs/worldprobe`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ""
@@ -60,7 +65,14 @@ server.`,
 				return usageErr("give a run folder or --db\nRun 'worldprobe serve --help' for usage.")
 			}
 			ctx := cmd.Context()
-			s, err := serve.New(ctx, serve.Options{Run: run, DB: db})
+			if artifacts.Where != "" && run == "" {
+				return usageErr("--artifacts needs RUN: the store holds each run under its folder's path")
+			}
+			files, err := artifacts.runFiles(ctx, io, run)
+			if err != nil {
+				return err
+			}
+			s, err := serve.New(ctx, serve.Options{Run: run, DB: db, Artifacts: files})
 			if err != nil {
 				return err
 			}
@@ -75,6 +87,7 @@ server.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", serve.DefaultAddr, "address to listen on (the loopback interface by default)")
 	cmd.Flags().StringVar(&db, "db", "", "results database to read instead of RUN/results.db (a SQLite path)")
+	artifacts.register(cmd.Flags(), "read the trials' files from `WHERE`, where 'run --artifacts' or the workers copied them (a folder or s3://BUCKET/PREFIX, endpoint and keys from the environment), instead of the run folder, which then need not be on this machine")
 	return cmd
 }
 

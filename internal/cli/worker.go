@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
+	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -24,8 +26,9 @@ type WorkerOptions struct {
 	// looks are run's --models, --record, --replay and --allow-unpriced:
 	// the models of the look and act steps and of --design, with API
 	// keys from this worker's environment.
-	looks  lookFlags
-	Design bool
+	looks     lookFlags
+	Design    bool
+	artifacts artifactsFlag
 }
 
 // NewCmdWorker builds 'worldprobe worker'.
@@ -54,6 +57,13 @@ Look and act steps, and --design, are judged with the models of --models (as
 for run), their API keys read from this worker's environment only: a job never
 carries one. Give every worker the same --models, --design and video flags.
 
+With --models, the worker also runs the generation and repair steps 'gen --db'
+enqueues: each sample's calls with the --model the job names, made from this
+worker's models file and keys (a worker without the key leaves the step to
+another, after a retry). Every answer is stored in the database before the step
+finishes, so a step run again — retried, or rescued from a killed worker — never
+pays for a call twice; OUT must be at the same path on every machine.
+
 ` + exitStatusHelp("the worker stopped cleanly (drained or signalled)", ""),
 		Example: `  worldprobe run suites/starter --oracle --db postgres://wp@db:5432/wp --jobs 0 --out /shared/runs/starter &
   worldprobe worker --db postgres://wp@db:5432/wp --jobs 2          # on each machine
@@ -68,6 +78,7 @@ carries one. Give every worker the same --models, --design and video flags.
 	f.StringVar(&o.DB, "db", "", "PostgreSQL URL of the queue (postgres://USER@HOST:PORT/DATABASE), as given to 'run --db'")
 	f.BoolVar(&o.Drain, "drain", false, "exit once the queue holds no unfinished trial")
 	o.rescue.register(f)
+	o.artifacts.register(f, "copy each judged trial's folder into `WHERE` too, a folder or s3://BUCKET/PREFIX (endpoint and keys from this worker's environment: $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), as 'run --artifacts'")
 	f.DurationVar(&o.StopGrace, "stop-grace", queue.DefaultStopGrace, "on SIGTERM, how long running trials may finish before they are cancelled and go back to the queue")
 	o.video.register(f)
 	o.looks.register(f)
@@ -124,8 +135,21 @@ func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := queue.OpenPostgres(ctx, o.DB, queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter,
-		StopGrace: o.StopGrace, Progress: io.ErrOut})
+	cfg := queue.Config{Workers: b.Jobs(), Runner: runner, RescueAfter: o.rescue.RescueAfter, StopGrace: o.StopGrace, Progress: io.ErrOut}
+	if cfg.Artifacts, err = o.artifacts.open(ctx, io); err != nil {
+		return err
+	}
+	if o.looks.ModelsFile != "" {
+		// Generation and repair jobs ('gen --db') too, with the models
+		// file's models and this worker's keys.
+		opts, _ := modelOptions(io, o.looks.Record, o.looks.Replay, o.looks.AllowUnpriced, o.looks.options...)
+		base, err := llm.Load(o.looks.ModelsFile, io.Getenv, opts...)
+		if err != nil {
+			return err
+		}
+		cfg.Models = &workerModels{io: io, base: base.Config(), opts: opts}
+	}
+	q, err := queue.OpenPostgres(ctx, o.DB, cfg)
 	if err != nil {
 		return runtimeErr(err)
 	}

@@ -336,3 +336,24 @@ func estimate(s *Sample) Call {
 	}
 	return c
 }
+
+// NewSample is sample k's first attempt of task t with model m, its page
+// in out's layout ([CandidatesDir]): the sample [Plan] would list before it
+// reads the sample's earlier record. A generation job makes its sample
+// with it (package queue).
+func NewSample(t *task.Task, m *Model, k int, out string) (*Sample, error) {
+	p, err := PromptOf(t)
+	if err != nil {
+		return nil, err
+	}
+	td, err := t.Digest()
+	if err != nil {
+		return nil, err
+	}
+	return &Sample{Task: t, Model: m, Index: k, Attempt: 1, Prompt: p, PromptDigest: p.Digest(), TaskDigest: td,
+		Dir: filepath.Join(CandidatesDir(out, m, k), filepath.FromSlash(t.ID))}, nil
+}
+
+// WriteSample stores a generated sample in its folder (the page, reply.md,
+// and gen.json last, each atomically) and returns its record.
+func WriteSample(s *Sample, g *Generation) (*Record, error) { return write(s, g) }

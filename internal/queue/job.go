@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -50,6 +52,8 @@ type trialWorker struct {
 	runner   *trial.Runner
 	results  func(ctx context.Context, run string) (store.Store, error)
 	progress io.Writer
+	// artifacts receives each judged trial's folder; nil for none.
+	artifacts artifactstore.Store
 
 	mu      sync.Mutex
 	loaders map[string]*trial.Loader
@@ -101,6 +105,11 @@ func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error
 			return fmt.Errorf("trial %s: stopped before it finished: %w", s.Dir, context.Cause(ctx))
 		}
 		if err != nil {
+			return fmt.Errorf("trial %s: %w", s.Dir, err)
+		}
+	}
+	if w.artifacts != nil {
+		if _, err := artifactstore.PutDir(ctx, w.artifacts, dir, path.Join(artifactstore.RunPrefix(a.Run), s.Dir)); err != nil {
 			return fmt.Errorf("trial %s: %w", s.Dir, err)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -71,6 +72,19 @@ type Config struct {
 	// workers also hear of new jobs at once through LISTEN/NOTIFY).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Models, when set with Workers > 0, makes this process's workers run
+	// generation and repair jobs too (gen --db, worker --models), with
+	// these models; Runner's browser checks the pages of a repair.
+	Models Models
+	// Artifacts, when set, receives each trial's folder (result.json and
+	// every artifact) once the trial is judged, under the run folder's
+	// path (artifactstore.RunPrefix), before its result is saved: a
+	// result in the database has its files in the store.
+	Artifacts artifactstore.Store
+	// GenOnly makes this process's workers run generation and repair
+	// jobs only, no trial (gen's own workers); Runner is then needed only
+	// for repairs.
+	GenOnly bool
 	// Progress, when set, gets a line when a worker of this process
 	// starts a trial ("judging DIR (job ID, attempt N)") and when it has
 	// saved its result ("judged DIR: OUTCOME").
@@ -92,6 +106,8 @@ type Queue struct {
 	client  client
 	cfg     Config
 	results func(ctx context.Context, run string) (store.Store, error)
+	// calls keeps the answers to generation and repair jobs' model calls.
+	calls   calls
 	closers []func()
 	// local: the results go to each run folder's results.db (SQLite).
 	local bool
@@ -116,6 +132,10 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 	if err := migrate(ctx, driver); err != nil {
 		q.Close()
 		return nil, fmt.Errorf("creating River's tables in %s: %w", path, err)
+	}
+	if q.calls, err = newSQLiteCalls(ctx, db); err != nil {
+		q.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if q.client, err = newClient(driver, q); err != nil {
 		q.Close()
@@ -154,6 +174,10 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	if err != nil {
 		q.Close()
 		return nil, fmt.Errorf("creating River's tables in %s: %w", store.RedactURL(url), err)
+	}
+	if q.calls, err = newPostgresCalls(ctx, pool); err != nil {
+		q.Close()
+		return nil, fmt.Errorf("%s: %w", store.RedactURL(url), err)
 	}
 	if q.client, err = newClient(driver, q); err != nil {
 		q.Close()
@@ -216,15 +240,30 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 		CompletedJobRetentionPeriod: 7 * 24 * time.Hour,
 	}
 	if q.cfg.Workers > 0 {
-		if q.cfg.Runner == nil {
-			return nil, errors.New("queue: workers need a trial runner")
-		}
 		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress}); err != nil {
-			return nil, fmt.Errorf("registering the trial worker: %w", err)
+		cfg.Queues = map[string]river.QueueConfig{}
+		if !q.cfg.GenOnly {
+			if q.cfg.Runner == nil {
+				return nil, errors.New("queue: workers need a trial runner")
+			}
+			if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress, artifacts: q.cfg.Artifacts}); err != nil {
+				return nil, fmt.Errorf("registering the trial worker: %w", err)
+			}
+			cfg.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: q.cfg.Workers}
+		} else if q.cfg.Models == nil {
+			return nil, errors.New("queue: generation workers need models")
+		}
+		if q.cfg.Models != nil {
+			g := &genWorkers{q: q, models: q.cfg.Models, calls: q.calls}
+			if err := river.AddWorkerSafely(workers, &generateWorker{genWorkers: g}); err != nil {
+				return nil, fmt.Errorf("registering the generation worker: %w", err)
+			}
+			if err := river.AddWorkerSafely(workers, &repairWorker{genWorkers: g}); err != nil {
+				return nil, fmt.Errorf("registering the repair worker: %w", err)
+			}
+			cfg.Queues[queueGen] = river.QueueConfig{MaxWorkers: q.cfg.Workers}
 		}
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.Workers}}
 	}
 	c, err := river.NewClient(driver, cfg)
 	if err != nil {
@@ -311,13 +350,13 @@ func (q *Queue) Close() error {
 	return err
 }
 
-// Pending is how many trial jobs are not finished yet: waiting, scheduled
+// Pending is how many jobs (trials, generation and repair steps) are not finished yet: waiting, scheduled
 // for a retry, or running (a dead worker's job too, until it is rescued).
 func (q *Queue) Pending(ctx context.Context) (int, error) {
 	n := 0
 	var cursor *river.JobListCursor
 	for {
-		p := river.NewJobListParams().Kinds(kindTrial).First(1000).States(unfinished...)
+		p := river.NewJobListParams().Kinds(kindTrial, kindGenerate, kindRepair).First(1000).States(unfinished...)
 		if cursor != nil {
 			p = p.After(cursor)
 		}

@@ -176,6 +176,15 @@ func Execute(ctx context.Context, o Options, sum *Summary) error {
 	return stop
 }
 
+// One repairs one page and writes it (the page, repair.md, gen.json
+// last): what Execute does for each job, and a repair job does for its
+// page (package queue). o's Mode, Rounds and Diagnoser are used.
+func One(ctx context.Context, o Options, j *Job) (*gen.Record, error) { return repairOne(ctx, o, j) }
+
+// Stale says why j's earlier repaired page (j.Prev) no longer stands for
+// a repair of j.First with o's settings; "" when it does (it is kept).
+func Stale(j *Job, o Options) string { return stale(j.Prev, j.First, o) }
+
 // repairOne repairs one page and writes it.
 func repairOne(ctx context.Context, o Options, j *Job) (*gen.Record, error) {
 	first := j.First

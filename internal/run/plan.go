@@ -149,19 +149,46 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 					// stay distinct, and a folder of one page keeps its
 					// samples 0 … repeat-1.
 					k := max(0, pg.sample-1)*max(1, repeat) + r
-					p := Planned{Task: t, Contract: c, Model: src.Model, Repair: src.Repair, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
-						TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
-					parts := []any{t.ID, td, p.Model, p.Candidate, dg, k, p.Variant}
-					if p.Repair != "" {
-						parts = append(parts, p.Repair) // first-shot keys stay as they were
-					}
-					p.Key = key(parts...)
-					out = append(out, p)
+					out = append(out, planOne(t, c, td, src, pg, dg, k))
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// planOne is the trial of page pg of source src for task t (contract c,
+// digest td), pg's digest dg, as its k-th sample.
+func planOne(t *task.Task, c *contract.Contract, td string, src Source, pg candidatePage, dg string, k int) Planned {
+	p := Planned{Task: t, Contract: c, Model: src.Model, Repair: src.Repair, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
+		TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
+	parts := []any{t.ID, td, p.Model, p.Candidate, dg, k, p.Variant}
+	if p.Repair != "" {
+		parts = append(parts, p.Repair) // first-shot keys stay as they were
+	}
+	p.Key = key(parts...)
+	return p
+}
+
+// PlanSample is the trial Plan makes, with repeat 1, of generated sample
+// k (1, 2, …) of task t from src, a model's folder of sample-<k> folders
+// as 'worldprobe gen' writes it: same key, same folder. A generation job
+// that has written its page enqueues this trial (package queue).
+func PlanSample(t *task.Task, src Source, k int) (Planned, error) {
+	c, err := contract.Load(t.ContractPath())
+	if err != nil {
+		return Planned{}, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	td, err := t.Digest()
+	if err != nil {
+		return Planned{}, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	pg := pageIn(filepath.Join(src.Dir, fmt.Sprintf("sample-%d", k)), t, k)
+	dg, err := fileDigest(pg.path)
+	if err != nil {
+		return Planned{}, err
+	}
+	return planOne(t, c, td, src, pg, dg, k-1), nil
 }
 
 type candidatePage struct {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/task"
 )
 
 // A model folder as 'worldprobe gen' writes it (sample-<k>/<task-id>/…)
@@ -69,4 +71,41 @@ func TestPlanReadsGeneratedSamples(t *testing.T) {
 	for i, p := range plan {
 		require.Equal(t, i, p.Sample)
 	}
+}
+
+// PlanSample is the trial Plan makes (repeat 1) for one generated sample:
+// the same key, folder and page, for first-shot and repaired sources.
+func TestPlanSampleIsPlansTrial(t *testing.T) {
+	tasks := starterTasks(t)
+	model := t.TempDir()
+	for _, s := range []string{"sample-1", "sample-2", "sample-10"} {
+		p := filepath.Join(model, s, "simulation", "bouncing-ball", "index.html")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("<!doctype html><p>"+s+"</p>"), 0o644))
+	}
+	var tk = tasks[0]
+	for _, x := range tasks {
+		if x.ID == "simulation/bouncing-ball" {
+			tk = x
+		}
+	}
+	require.Equal(t, "simulation/bouncing-ball", tk.ID)
+	for _, src := range []Source{{Model: "m", Dir: model}, {Model: "m", Dir: model, Repair: "error-only"}} {
+		plan, err := Plan([]*task.Task{tk}, []Source{src}, 1)
+		require.NoError(t, err)
+		require.Len(t, plan, 3)
+		for i, k := range []int{1, 2, 10} {
+			p, err := PlanSample(tk, src, k)
+			require.NoError(t, err)
+			require.Equal(t, plan[i].Key, p.Key, "sample %d", k)
+			require.Equal(t, plan[i].Dir(), p.Dir())
+			require.Equal(t, plan[i].Page, p.Page)
+			require.Equal(t, plan[i].Sample, p.Sample)
+		}
+	}
+	// A sample without a page: the no_candidate trial Plan would make.
+	p, err := PlanSample(tk, Source{Model: "m", Dir: model}, 3)
+	require.NoError(t, err)
+	require.Empty(t, p.Page)
+	require.Equal(t, 2, p.Sample)
 }

@@ -99,8 +99,8 @@ func (s *Server) page(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		snap := s.current()
 		sv := s.served(snap)
-		if s.root != nil {
-			if _, err := s.root.Stat(staticReport); err == nil {
+		if s.files != nil {
+			if _, err := fs.Stat(s.files, staticReport); err == nil {
 				sv.Static = "/run/" + staticReport
 			}
 		}
@@ -202,7 +202,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // leaves it, through .. or a symbolic link, is not found.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	rel := r.PathValue("path")
-	if s.root == nil || rel == "" || !filepath.IsLocal(filepath.FromSlash(rel)) || strings.Contains(rel, "\\") {
+	if s.files == nil || rel == "" || !filepath.IsLocal(filepath.FromSlash(rel)) || strings.Contains(rel, "\\") {
 		http.NotFound(w, r)
 		return
 	}
@@ -217,7 +217,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		s.trialPage(w, snap, key)
 		return
 	}
-	f, err := s.root.Open(filepath.FromSlash(clean))
+	f, err := s.files.Open(clean)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.log.Debug("refused a file", "path", rel, "err", err)
@@ -227,7 +227,8 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	rs, seekable := f.(io.ReadSeeker)
+	if err != nil || !fi.Mode().IsRegular() || !seekable {
 		http.NotFound(w, r)
 		return
 	}
@@ -236,7 +237,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", ct)
 	}
 	h.Set("Content-Security-Policy", fileCSP)
-	http.ServeContent(w, r, path.Base(clean), fi.ModTime(), f)
+	http.ServeContent(w, r, path.Base(clean), fi.ModTime(), rs)
 }
 
 func (s *Server) trialPage(w http.ResponseWriter, snap *snapshot, key string) {

@@ -64,6 +64,11 @@ type Options struct {
 	DB string
 	// Poll is how often the store is read; 0 means DefaultPoll.
 	Poll time.Duration
+	// Artifacts, when set, holds the run's files (its trials/ folders)
+	// instead of the run folder: an artifact store's view of the run
+	// (artifactstore.FS under artifactstore.RunPrefix). Run then only
+	// names the run in DB and need not exist on this machine.
+	Artifacts fs.FS
 	// Logger receives diagnostics; nil uses slog.Default().
 	Logger *slog.Logger
 }
@@ -106,18 +111,21 @@ func sqlitePath(dsn string) (string, bool) {
 
 // Server serves one run. It is safe for concurrent use.
 type Server struct {
-	opts  Options
-	db    store.Store
-	root  *os.Root // the run folder; nil without one
+	opts Options
+	db   store.Store
+	// files are the run's files: the run folder (root) or the artifact
+	// store; nil without either.
+	files fs.FS
+	root  *os.Root
 	log   *slog.Logger
 	title string
 
-	// files are the store's files when it is a SQLite file (the database
+	// sigFiles are the store's files when it is a SQLite file (the database
 	// and its write-ahead log): while they and the trials folder are as
 	// they were, a reading is skipped (see refresh).
-	files   []string
-	lastSig string
-	lastAt  time.Time
+	sigFiles []string
+	lastSig  string
+	lastAt   time.Time
 
 	mu    sync.Mutex
 	snap  *snapshot
@@ -147,7 +155,13 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s := &Server{opts: o, log: o.Logger, names: map[string]string{}, subs: map[chan *snapshot]struct{}{}}
 	s.title = "worldprobe run"
-	if o.Run != "" {
+	if o.Artifacts != nil {
+		s.files = o.Artifacts
+		if o.Run != "" {
+			abs, _ := filepath.Abs(o.Run)
+			s.title = "worldprobe run: " + filepath.Base(abs)
+		}
+	} else if o.Run != "" {
 		fi, err := os.Stat(o.Run)
 		if err != nil {
 			return nil, fmt.Errorf("opening the run folder: %w", err)
@@ -158,6 +172,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		if s.root, err = os.OpenRoot(o.Run); err != nil {
 			return nil, fmt.Errorf("opening the run folder: %w", err)
 		}
+		s.files = s.root.FS()
 		abs, _ := filepath.Abs(o.Run)
 		s.title = "worldprobe run: " + filepath.Base(abs)
 	}
@@ -172,9 +187,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.db = db
 	if p, ok := sqlitePath(dsn); ok {
-		s.files = []string{p, p + "-wal"}
-		if o.Run != "" {
-			s.files = append(s.files, filepath.Join(o.Run, "trials"))
+		s.sigFiles = []string{p, p + "-wal"}
+		if o.Run != "" && o.Artifacts == nil {
+			s.sigFiles = append(s.sigFiles, filepath.Join(o.Run, "trials"))
 		}
 	}
 	if err := s.refresh(ctx); err != nil {
@@ -211,11 +226,11 @@ const fullEvery = 10 * time.Second
 // trials folder (which changes when a trial's folder appears or goes);
 // "" when the store is not a file.
 func (s *Server) signature() string {
-	if len(s.files) == 0 {
+	if len(s.sigFiles) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for _, f := range s.files {
+	for _, f := range s.sigFiles {
 		if fi, err := os.Stat(f); err == nil {
 			fmt.Fprintf(&b, "%d/%d;", fi.Size(), fi.ModTime().UnixNano())
 		} else {
@@ -294,10 +309,10 @@ func (s *Server) read(ctx context.Context) error {
 // result.json read once) and counts the folders without a result yet.
 func (s *Server) scanFolders() (map[string]string, int, error) {
 	byDir := map[string]string{}
-	if s.root == nil {
+	if s.files == nil {
 		return byDir, 0, nil
 	}
-	fsys := s.root.FS()
+	fsys := s.files
 	entries, err := fs.ReadDir(fsys, "trials")
 	if errors.Is(err, fs.ErrNotExist) {
 		return byDir, 0, nil
