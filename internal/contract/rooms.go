@@ -63,8 +63,8 @@ func (p *parser) parseRooms(v *yaml.Node, what string) []string {
 		if !ok {
 			continue
 		}
-		if !xr.ValidRoom(room) {
-			p.errorf(n, "%s: rooms: no such room %q (one of %s, or a .json file in the task folder)", what, room, strings.Join(xr.Rooms, ", "))
+		if msg := xr.CheckRoom(room); msg != "" {
+			p.errorf(n, "%s: rooms: %s", what, msg)
 			continue
 		}
 		label := RoomLabel(room)

@@ -72,10 +72,14 @@ func TestRoomsParseErrors(t *testing.T) {
 	for _, c := range []struct{ probe, want string }{
 		{"rooms: living_room\n    steps:\n      - assert: 'true'",
 			"contract.yaml:5: probe a: rooms: want a list of rooms (living_room, meeting_room, music_room, office_large, office_small, or .json files in the task folder)"},
-		{"rooms: [kitchen, ../x.json, /abs.json]\n    steps:\n      - assert: 'true'",
+		{"rooms: [kitchen, ../x.json, /abs.json, ./x.json, 'a//x.json', 'a\\x.json', x.json.bak]\n    steps:\n      - assert: 'true'",
 			`contract.yaml:5: probe a: rooms: no such room "kitchen" (one of living_room, meeting_room, music_room, office_large, office_small, or a .json file in the task folder)` + "\n" +
-				`contract.yaml:5: probe a: rooms: no such room "../x.json" (one of living_room, meeting_room, music_room, office_large, office_small, or a .json file in the task folder)` + "\n" +
-				`contract.yaml:5: probe a: rooms: no such room "/abs.json" (one of living_room, meeting_room, music_room, office_large, office_small, or a .json file in the task folder)`},
+				`contract.yaml:5: probe a: rooms: room file "../x.json" must be a plain path inside the task folder` + "\n" +
+				`contract.yaml:5: probe a: rooms: room file "/abs.json" must be relative to the task folder` + "\n" +
+				`contract.yaml:5: probe a: rooms: room file "./x.json" must be a plain path inside the task folder` + "\n" +
+				`contract.yaml:5: probe a: rooms: room file "a//x.json" must be a plain path inside the task folder` + "\n" +
+				`contract.yaml:5: probe a: rooms: room file "a\\x.json" must use / between folders` + "\n" +
+				`contract.yaml:5: probe a: rooms: no such room "x.json.bak" (one of living_room, meeting_room, music_room, office_large, office_small, or a .json file in the task folder)`},
 		{"rooms: [a/office_small.json, office_small]\n    steps:\n      - assert: 'true'",
 			`contract.yaml:5: probe a: rooms: "a/office_small.json" and "office_small" are both named office_small`},
 		{"rooms: [office_small]\n    steps:\n      - snapshot: room\n      - assert: 'true'",

@@ -2,12 +2,12 @@ package contract
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/worldprobe/worldprobe/internal/audio"
+	"github.com/worldprobe/worldprobe/internal/taskfile"
 )
 
 // StepInjectAudio plays a sound through the page's synthetic microphone.
@@ -58,7 +58,7 @@ func parseInjectAudio(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 		f, good := p.str(wav.value, what+": wav")
 		ok = good
 		if good {
-			if msg := badWAVPath(f); msg != "" {
+			if msg := taskfile.Check(f, ".wav"); msg != "" {
 				p.errorf(wav.value, "%s: wav: %q %s", what, f, msg)
 				ok = false
 			}
@@ -96,22 +96,6 @@ func parseInjectAudio(p *parser, v *yaml.Node, c stepContext) (Action, bool) {
 		a.Frames = n
 	}
 	return a, ok
-}
-
-// badWAVPath says what is wrong with a wav: path, "" when nothing is: it
-// must name a .wav file inside the task folder.
-func badWAVPath(f string) string {
-	switch {
-	case strings.Contains(f, `\`):
-		return "must use / between folders"
-	case path.IsAbs(f):
-		return "must be relative to the task folder"
-	case path.Clean(f) != f || f == ".." || strings.HasPrefix(f, "../"):
-		return "must be a plain path inside the task folder"
-	case !strings.EqualFold(path.Ext(f), ".wav"):
-		return "must be a .wav file"
-	}
-	return ""
 }
 
 // Describe renders "injectAudio {wav: clap.wav}".

@@ -47,6 +47,9 @@ type BoardRow struct {
 	PassAtK      []PassK      `json:"pass_at_k"`
 	Attributions Attributions `json:"attributions"`
 	Economics    Economics    `json:"economics"`
+	// Design is the row's design score, apart from pass; nil when none
+	// of its trials was asked for one.
+	Design *DesignScore `json:"design,omitempty"`
 }
 
 // PassAt returns the row's pass@k, or nil when its samples do not allow k.
@@ -82,7 +85,7 @@ func NewBoard(trials []*result.Trial, o BoardOptions) (Board, error) {
 	}{{others, &b.Rows}, {feedback, &b.Feedback}} {
 		for _, g := range rowGroups(part.trials) {
 			*part.rows = append(*part.rows, BoardRow{Row: g.row, VCovCI: VCovInterval(g.trials, o.Bootstrap), PassAtK: PassAtKs(g.trials, o.Ks),
-				Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials)})
+				Attributions: AttributionShares(g.trials), Economics: econ.over(g.trials), Design: Design(g.trials)})
 		}
 	}
 	return b, nil

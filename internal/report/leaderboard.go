@@ -132,6 +132,7 @@ func boardSections(b metrics.Board) (*section, []section) {
 		repairSection(b),
 		attributionSection(b),
 		economicsSection(b),
+		designSection(b),
 		feedbackSection(b),
 	} {
 		if s != nil {
@@ -187,6 +188,54 @@ func feedbackSection(b metrics.Board) *section {
 		if f, ok := firstShot[r.Model]; ok {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s: pass@1 %s first-shot, %s after feedback (%s)", r.Model, pct(f.Pass1), pct(r.Pass1), pts(r.Pass1-f.Pass1)))
 		}
+	}
+	return s
+}
+
+// designSection is each row's design score (run --design), apart from
+// the functional scores above it: the trials rated and unjudged, the mean
+// score and each heuristic's mean rating; nil when no row has one.
+func designSection(b metrics.Board) *section {
+	var rs []metrics.BoardRow
+	var heuristics []string
+	seen := map[string]bool{}
+	for _, r := range append(append([]metrics.BoardRow(nil), b.Rows...), b.Feedback...) {
+		if r.Design == nil {
+			continue
+		}
+		rs = append(rs, r)
+		for _, h := range r.Design.Heuristics {
+			if !seen[h.Heuristic] {
+				seen[h.Heuristic] = true
+				heuristics = append(heuristics, h.Heuristic)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	s := &section{ID: "design", Title: "Design score (XR)",
+		Intro: "The recorded frames of XR trials rated by the visual_judge model on the ten heuristics of docs/xr-design.md (`run --design`), " +
+			"1 poor to 5 excellent: the mean over rated trials, apart from pass and the coverages, which it never changes. " +
+			"A trial without a model (or whose reply had no ten ratings) is unjudged, not scored.",
+		Head: append([]string{"model", "rated", "unjudged", "design (1–5)"}, heuristics...)}
+	for _, r := range rs {
+		d := r.Design
+		mean := "unjudged"
+		if d.Mean != nil {
+			mean = num(*d.Mean, 2)
+		}
+		cells := []string{r.Name(), fmt.Sprint(d.Rated), fmt.Sprint(d.Unjudged), mean}
+		for _, h := range heuristics {
+			cell := "–"
+			for _, m := range d.Heuristics {
+				if m.Heuristic == h {
+					cell = num(m.Mean, 2)
+				}
+			}
+			cells = append(cells, cell)
+		}
+		s.Rows = append(s.Rows, cells)
 	}
 	return s
 }

@@ -38,8 +38,10 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, run string) (*Postgre
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, postgresSQL)
-		return err
+		if _, err := tx.Exec(ctx, postgresSQL); err != nil {
+			return err
+		}
+		return migratePostgres(ctx, tx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the results schema in PostgreSQL: %w", err)
@@ -55,19 +57,22 @@ func (s *Postgres) Save(ctx context.Context, t *result.Trial) error {
 	if err != nil {
 		return fmt.Errorf("encoding trial %s: %w", t.Key, err)
 	}
+	design, designUnjudged, designModel := designColumns(t)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO worldprobe_trials
 		(run, key, task, category, difficulty, variant, model, candidate, sample, outcome, crash_kind, pass,
-		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc, unjudged, design, design_unjudged, design_model)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 		ON CONFLICT (run, key) DO UPDATE SET task = excluded.task, category = excluded.category,
 		 difficulty = excluded.difficulty, variant = excluded.variant, model = excluded.model,
 		 candidate = excluded.candidate, sample = excluded.sample, outcome = excluded.outcome,
 		 crash_kind = excluded.crash_kind, pass = excluded.pass, v_cov = excluded.v_cov, a_cov = excluded.a_cov,
 		 s_cov = excluded.s_cov, t_cov = excluded.t_cov, attribution = excluded.attribution,
-		 duration_ms = excluded.duration_ms, doc = excluded.doc`,
+		 duration_ms = excluded.duration_ms, doc = excluded.doc, unjudged = excluded.unjudged, design = excluded.design,
+		 design_unjudged = excluded.design_unjudged, design_model = excluded.design_model`,
 			s.run, t.Key, t.Task, t.Category, t.Difficulty, t.Variant, t.Model, t.Candidate, t.Sample, t.Outcome, t.CrashKind,
-			t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc))
+			t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc),
+			t.Unjudged, design, designUnjudged, designModel)
 		if err != nil {
 			return err
 		}

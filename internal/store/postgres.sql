@@ -1,5 +1,6 @@
--- worldprobe results in PostgreSQL, schema version 1: the SQLite schema
+-- worldprobe results in PostgreSQL, schema version 2: the SQLite schema
 -- (schema.sql) with a run column, since one database holds many runs.
+-- OpenPostgres adds version 2's columns to a version 1 table.
 CREATE TABLE IF NOT EXISTS worldprobe_trials (
   run          TEXT NOT NULL,
   key          TEXT NOT NULL,
@@ -20,6 +21,10 @@ CREATE TABLE IF NOT EXISTS worldprobe_trials (
   attribution  TEXT NOT NULL DEFAULT '',
   duration_ms  DOUBLE PRECISION NOT NULL,
   doc          TEXT NOT NULL,
+  unjudged        INTEGER NOT NULL DEFAULT 0,
+  design          DOUBLE PRECISION,
+  design_unjudged TEXT NOT NULL DEFAULT '',
+  design_model    TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (run, key)
 );
 CREATE INDEX IF NOT EXISTS worldprobe_trials_model ON worldprobe_trials (run, model, category);

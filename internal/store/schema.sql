@@ -1,4 +1,6 @@
--- worldprobe results, schema version 1.
+-- worldprobe results, schema version 2: version 1 and the columns unjudged,
+-- design, design_unjudged and design_model (OpenSQLite adds them to a version 1
+-- file, filled from each trial's doc).
 CREATE TABLE IF NOT EXISTS trials (
   key          TEXT PRIMARY KEY,
   task         TEXT NOT NULL,
@@ -17,7 +19,11 @@ CREATE TABLE IF NOT EXISTS trials (
   t_cov        REAL NOT NULL,
   attribution  TEXT NOT NULL DEFAULT '',
   duration_ms  REAL NOT NULL,
-  doc          TEXT NOT NULL
+  doc          TEXT NOT NULL,
+  unjudged        INTEGER NOT NULL DEFAULT 0,
+  design          REAL,
+  design_unjudged TEXT NOT NULL DEFAULT '',
+  design_model    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS trials_model ON trials (model, category);
 CREATE TABLE IF NOT EXISTS assertions (

@@ -39,6 +39,10 @@ type Store interface {
 	SetPlanned(ctx context.Context, n int) error
 	// Planned is what SetPlanned recorded last; 0 when nothing was.
 	Planned(ctx context.Context) (int, error)
+	// Scores lists every stored trial's score columns, ordered by key,
+	// read from the columns (not the document), as a query over the
+	// results sees them.
+	Scores(ctx context.Context) ([]Score, error)
 	// Close releases the database.
 	Close() error
 }
@@ -58,6 +62,10 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("creating the schema in %s: %w", path, err)
+	}
+	if err := migrateSQLite(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("updating the schema of %s: %w", path, err)
 	}
 	return &SQLite{db: db}, nil
 }
@@ -89,12 +97,14 @@ func (s *SQLite) Save(ctx context.Context, t *result.Trial) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM assertions WHERE trial_key = ?`, t.Key); err != nil {
 		return fmt.Errorf("saving trial %s: %w", t.Key, err)
 	}
+	design, designUnjudged, designModel := designColumns(t)
 	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO trials
 		(key, task, category, difficulty, variant, model, candidate, sample, outcome, crash_kind, pass,
-		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 v_cov, a_cov, s_cov, t_cov, attribution, duration_ms, doc, unjudged, design, design_unjudged, design_model)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.Key, t.Task, t.Category, t.Difficulty, t.Variant, t.Model, t.Candidate, t.Sample, t.Outcome, t.CrashKind,
-		t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc))
+		t.Pass, t.VCov, t.ACov, t.SCov, t.TCov, t.Attribution, t.DurationMs, string(doc),
+		t.Unjudged, design, designUnjudged, designModel)
 	if err != nil {
 		return fmt.Errorf("saving trial %s: %w", t.Key, err)
 	}

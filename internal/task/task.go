@@ -274,7 +274,7 @@ func Load(dir string) (*Task, error) {
 	if !slugRE.MatchString(slug) {
 		errs = append(errs, posErr(file, 0, "folder name %q is not a slug (lower-case letters, digits and single dashes)", slug))
 	}
-	if xr.RoomFile(t.Room) {
+	if xr.RoomFile(t.Room) && xr.CheckRoom(t.Room) == "" {
 		if _, err := os.Stat(filepath.Join(dir, t.Room)); err != nil {
 			errs = append(errs, posErr(file, lineOf(data, "room"), "room %q: no such file in the task folder", t.Room))
 		}
@@ -288,12 +288,10 @@ func Load(dir string) (*Task, error) {
 // room checks task.yaml's room: it needs xr:, and names one of xr.Rooms
 // or a .json file inside the task folder.
 func (v *validator) room(t *Task) {
-	switch {
-	case !v.has("xr"):
+	if !v.has("xr") {
 		v.errorf(at("room"), "room: a room needs a headset: set xr: too")
-	case xr.ValidRoom(t.Room):
-	default:
-		v.errorf(at("room"), "room: no such room %q (one of %s, or a .json file in the task folder)", t.Room, strings.Join(xr.Rooms, ", "))
+	} else if msg := xr.CheckRoom(t.Room); msg != "" {
+		v.errorf(at("room"), "room: %s", msg)
 	}
 }
 

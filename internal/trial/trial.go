@@ -260,8 +260,9 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	if logger == nil {
 		logger = slog.Default()
 	}
-	preludesFor := xrPreludes(j.Resolver, t)
-	roomsFor := xrRooms(j.Resolver, t)
+	scenes := roomScenes(func(src string) ([]byte, error) { return xr.RoomScene(j.Resolver, src) })
+	preludesFor := xrPreludes(j.Resolver, t, scenes)
+	roomsFor := xrRooms(t, scenes)
 	preludes, err := preludesFor("")
 	if err != nil {
 		return nil, fmt.Errorf("trial %s: %w", in.Key, err)
@@ -410,7 +411,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 // or a file relative to the task folder). Each room's prelude is built
 // once per trial. A task without xr: has none, and a probe with rooms:
 // in it is the task's mistake.
-func xrPreludes(res *resolve.Resolver, t *task.Task) func(room string) ([]string, error) {
+func xrPreludes(res *resolve.Resolver, t *task.Task, scenes func(src string) ([]byte, error)) func(room string) ([]string, error) {
 	cache := map[string][]string{}
 	return func(room string) ([]string, error) {
 		if t.XR == "" {
@@ -422,7 +423,15 @@ func xrPreludes(res *resolve.Resolver, t *task.Task) func(room string) ([]string
 		if p, ok := cache[room]; ok {
 			return p, nil
 		}
-		p, err := xr.Prelude(res, xr.Options{Profile: t.XR, Backend: t.XRBackend, Room: roomSource(t, room)})
+		o := xr.Options{Profile: t.XR, Backend: t.XRBackend, Room: roomSource(t, room)}
+		if o.Room != "" && o.Backend != xr.BackendXRBlocks {
+			scene, err := scenes(o.Room)
+			if err != nil {
+				return nil, err
+			}
+			o.Scene = scene
+		}
+		p, err := xr.Prelude(res, o)
 		if err != nil {
 			return nil, err
 		}
@@ -444,11 +453,29 @@ func roomSource(t *task.Task, room string) string {
 	return room
 }
 
+// roomScenes returns a trial's reader of room scenes by source
+// (roomSource), reading each with read (xr.RoomScene) once per trial: its
+// prelude and its walkable area both take that one copy.
+func roomScenes(read func(src string) ([]byte, error)) func(src string) ([]byte, error) {
+	var mu sync.Mutex
+	cache := map[string]func() ([]byte, error){}
+	return func(src string) ([]byte, error) {
+		mu.Lock()
+		once, ok := cache[src]
+		if !ok {
+			once = sync.OnceValues(func() ([]byte, error) { return read(src) })
+			cache[src] = once
+		}
+		mu.Unlock()
+		return once()
+	}
+}
+
 // xrRooms returns the room of the task's pages by room (as xrPreludes
-// takes it), each read and parsed at most once per trial, when a
-// navigateTo first needs its walkable area; nil without a headset or a
-// room.
-func xrRooms(res *resolve.Resolver, t *task.Task) func(room string) *pageRoom {
+// takes it), its scene read through scenes (once per trial, shared with
+// the prelude) and parsed at most once per trial, when a navigateTo first
+// needs its walkable area; nil without a headset or a room.
+func xrRooms(t *task.Task, scenes func(src string) ([]byte, error)) func(room string) *pageRoom {
 	cache := map[string]*pageRoom{}
 	return func(room string) *pageRoom {
 		src := roomSource(t, room)
@@ -459,7 +486,7 @@ func xrRooms(res *resolve.Resolver, t *task.Task) func(room string) *pageRoom {
 			return r
 		}
 		r := &pageRoom{label: contract.RoomLabel(src), load: sync.OnceValues(func() (*navmesh.Room, error) {
-			scene, err := xr.RoomScene(res, src)
+			scene, err := scenes(src)
 			if err != nil {
 				return nil, err
 			}

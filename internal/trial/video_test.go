@@ -133,6 +133,9 @@ func TestXRTrialVideo(t *testing.T) {
 	}
 	// Chromium plays the clip: a page beside it reads its metadata.
 	playable(t, trialDir, want[2].File, webmSeconds(want[2]))
+	// And the trial's page in report.html plays every clip in its own
+	// <video> elements.
+	reportPlays(t, rec, trialDir)
 
 	// The comparison can fail: turning the head moves the view.
 	d, err := video.MeanAbsDiff(decodePNG(t, fl.first["head_and_hand"].PNG), decodePNG(t, fl.last["head_and_hand"].PNG))

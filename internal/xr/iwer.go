@@ -48,6 +48,10 @@ type Options struct {
 	// it, so an immersive session detects the room's planes and meshes and
 	// hit-tests against them.
 	Room string
+	// Scene, when set, is Room's scene JSON as RoomScene returned it, so
+	// a trial reads its room once for the prelude and the walkable area;
+	// nil reads Room here.
+	Scene []byte
 }
 
 // gestures is the function that adds worldprobe's hand gestures to IWER's
@@ -129,9 +133,11 @@ func Prelude(res *resolve.Resolver, o Options) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		scene, err := roomJSON(read, o.Room)
-		if err != nil {
-			return "", err
+		scene := o.Scene
+		if scene == nil {
+			if scene, err = roomJSON(read, o.Room); err != nil {
+				return "", err
+			}
 		}
 		text, err := json.Marshal(string(scene))
 		if err != nil {

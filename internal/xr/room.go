@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/resolve"
+	"github.com/worldprobe/worldprobe/internal/taskfile"
 )
 
 // SEMURL is the build of @iwer/sem (IWER's Synthetic Environment Module)
@@ -31,14 +31,24 @@ func CaptureURL(room string) string {
 func IsRoomName(room string) bool { return slices.Contains(Rooms, room) }
 
 // RoomFile reports whether room is a path to a room file: it ends in
-// .json. Anything else must be one of Rooms.
-func RoomFile(room string) bool { return strings.HasSuffix(room, ".json") }
+// .json (whatever its case). Anything else must be one of Rooms.
+func RoomFile(room string) bool { return taskfile.HasExt(room, ".json") }
 
-// ValidRoom reports whether a task's room: or a probe's rooms: may name
-// room: one of Rooms, or a .json file inside the task folder (a local,
-// slash-separated path).
-func ValidRoom(room string) bool {
-	return IsRoomName(room) || (RoomFile(room) && filepath.IsLocal(room) && !strings.Contains(room, `\`))
+// CheckRoom says what is wrong with room as a task's room: or a probe's
+// rooms: entry, "" when nothing is: it must be one of Rooms, or a .json
+// file inside the task folder by the rule of every file a task names
+// (taskfile.Check: relative, clean, with /).
+func CheckRoom(room string) string {
+	switch {
+	case IsRoomName(room):
+		return ""
+	case RoomFile(room):
+		if msg := taskfile.Check(room, ".json"); msg != "" {
+			return fmt.Sprintf("room file %q %s", room, msg)
+		}
+		return ""
+	}
+	return fmt.Sprintf("no such room %q (one of %s, or a .json file in the task folder)", room, strings.Join(Rooms, ", "))
 }
 
 // RoomScene is the scene JSON of a room — a capture's name (read through

@@ -148,3 +148,30 @@ func TestPreludeRejectsAnUnknownRoom(t *testing.T) {
 	_, err = Prelude(shared.Resolver, Options{Room: filepath.Join(dir, "none.json")})
 	require.ErrorContains(t, err, "xr: reading the room file: open "+filepath.Join(dir, "none.json"))
 }
+
+// A room is a capture's name or a room file by the rule of every file a
+// task names (taskfile.Check), the same as an injectAudio wav:. Since
+// that rule became the one rule, "./r.json", "a//r.json" and
+// "a/../r.json" are refused (filepath.IsLocal let them through) and an
+// upper-case ".JSON" is a room file.
+func TestCheckRoom(t *testing.T) {
+	for _, room := range []string{"living_room", "office_small", "r.json", "rooms/r.json", "rooms/R.JSON", "a/b/c.json"} {
+		require.Empty(t, CheckRoom(room), room)
+	}
+	names := "one of living_room, meeting_room, music_room, office_large, office_small, or a .json file in the task folder"
+	for room, want := range map[string]string{
+		"kitchen":      `no such room "kitchen" (` + names + `)`,
+		"":             `no such room "" (` + names + `)`,
+		"living_room/": `no such room "living_room/" (` + names + `)`,
+		"r.json.bak":   `no such room "r.json.bak" (` + names + `)`,
+		"./r.json":     `room file "./r.json" must be a plain path inside the task folder`,
+		"a//r.json":    `room file "a//r.json" must be a plain path inside the task folder`,
+		"a/../r.json":  `room file "a/../r.json" must be a plain path inside the task folder`,
+		"../r.json":    `room file "../r.json" must be a plain path inside the task folder`,
+		"/tmp/r.json":  `room file "/tmp/r.json" must be relative to the task folder`,
+		`a\r.json`:     `room file "a\\r.json" must use / between folders`,
+		".json":        `room file ".json" must be a .json file`,
+	} {
+		require.Equal(t, want, CheckRoom(room), "%q", room)
+	}
+}

@@ -36,6 +36,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"ConcurrentSavesOfOneKey", concurrentSaves},
 		{"Empty", empty},
 		{"Planned", planned},
+		{"ScoresAndDesign", scores},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, fresh(t)) })
@@ -180,6 +181,45 @@ func planned(t *testing.T, open Opener) {
 	n, err = s.Planned(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 7, n)
+}
+
+// A trial's unjudged count and design score are kept in columns of their
+// own, apart from pass: a rated design's mean and model, an unjudged
+// design's reason with no score (NULL, not 0), no design at all; saving a
+// key again replaces them. The document keeps the whole design, ratings
+// included.
+func scores(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := mustOpen(t, open)
+	rated := sample("rated")
+	rated.Pass, rated.Unjudged = true, 2
+	rated.Design = &result.Design{Score: 3.2, Model: "openai/gpt-4.1", Frames: []string{"design-p-1.png"},
+		Ratings: []result.DesignRating{{Heuristic: "comfort", Score: 4, Reason: "level horizon"}, {Heuristic: "legibility", Score: 2}}}
+	unjudged := sample("unjudged")
+	unjudged.Design = &result.Design{Unjudged: "no visual_judge model is configured"}
+	none := sample("none")
+	for _, tr := range []*result.Trial{rated, unjudged, none} {
+		require.NoError(t, s.Save(ctx, tr))
+	}
+	score := 3.2
+	want := []store.Score{
+		{Key: "none", Model: "oracle", Task: "simulation/bouncing-ball"},
+		{Key: "rated", Model: "oracle", Task: "simulation/bouncing-ball", Pass: true, Unjudged: 2, Design: &score, DesignModel: "openai/gpt-4.1"},
+		{Key: "unjudged", Model: "oracle", Task: "simulation/bouncing-ball", DesignUnjudged: "no visual_judge model is configured"},
+	}
+	got, err := s.Scores(ctx)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	docs, err := s.Find(ctx, []string{"rated"})
+	require.NoError(t, err)
+	require.Equal(t, *rated, *docs[0])
+
+	rated.Design, rated.Unjudged = &result.Design{Unjudged: "the reply has 9 ratings, want 10"}, 0
+	require.NoError(t, s.Save(ctx, rated))
+	got, err = s.Scores(ctx)
+	require.NoError(t, err)
+	want[1] = store.Score{Key: "rated", Model: "oracle", Task: "simulation/bouncing-ball", Pass: true, DesignUnjudged: "the reply has 9 ratings, want 10"}
+	require.Equal(t, want, got)
 }
 
 func keys(ts []*result.Trial) []string {
