@@ -113,7 +113,7 @@ func isleRoute(user string) map[string]any {
 func TestMutateTheIsle(t *testing.T) {
 	reg, calls := openAI(t, isleRoute)
 	co := capture.DefaultOptions(island(t).Pixels)
-	co.Width, co.Height, co.Horizon, co.Samples = 320, 200, 2, 2
+	co.Width, co.Height, co.Horizon, co.Samples, co.FPS = 320, 200, 2, 2, 5
 	out := t.TempDir()
 	world := filepath.Join("..", "capture", "testdata", "isle", "world.html")
 	rep, err := Run(context.Background(), h.Browser, h.Resolver, world, out, Options{Judge: worldjudge.Options{Rubric: isleRubric(t), Capture: co, Models: reg}})

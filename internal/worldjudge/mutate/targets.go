@@ -185,60 +185,113 @@ func renderLoop(html string, b jsmutate.Builder) bool {
 	return false
 }
 
-// byKeywords picks, for each biome in rubric order, the builders whose
-// name matches one of its hints: its id, its scope aliases (any test's),
-// and the words of its items' ids (four letters or more). A name matches
+// byKeywords picks the builders whose names match a biome's hints: its
+// id and scope aliases (any test's; an alias of several words is one
+// hint, its words joined), and the words of its items' ids (four letters
+// or more) that no other biome's items use — an item word only when it is
+// the one word of the name besides a verb (cactus, makePalm). A name matches
 // a hint when one of its words (split at camelCase, digits and _) and the
-// hint share a prefix of at least four letters and one starts the other.
-// The render loop is never a target. A builder matching several biomes is
-// taken for the first.
+// hint share a prefix of at least four letters and one starts the other,
+// or share five. A builder matching several biomes takes the best match:
+// an id or alias before an item word, then the longer shared prefix, then
+// the first biome. The render loop is never a target.
 func byKeywords(builders []jsmutate.Builder, r *rubric.Rubric, html string) []*Target {
-	var out []*Target
-	taken := map[string]bool{}
+	hints := map[string][]hint{}
 	for _, bm := range r.Biomes {
-		hints := biomeHints(r, bm.ID)
-		for _, b := range builders {
-			if taken[b.Name] || renderLoop(html, b) {
-				continue
+		hints[bm.ID] = biomeHints(r, bm.ID)
+	}
+	var out []*Target
+	for _, b := range builders {
+		if renderLoop(html, b) {
+			continue
+		}
+		best, biome := hint{}, ""
+		bestLen := 0
+		words := nameWords(b.Name)
+		var nouns []string
+		for _, w := range words {
+			if !verbs[w] {
+				nouns = append(nouns, w)
 			}
-			for _, w := range nameWords(b.Name) {
-				if h := matchHint(w, hints); h != "" {
-					t := newTarget(b, FromKeywords, fmt.Sprintf("its name matches %q, a hint of %s", h, bm.ID))
-					t.Biomes = []string{bm.ID}
-					out = append(out, t)
-					taken[b.Name] = true
-					break
+		}
+		for _, w := range words {
+			for _, bm := range r.Biomes {
+				for _, h := range hints[bm.ID] {
+					n := matchHint(w, h.word)
+					// an item word names the builder only when it is
+					// all the name says (cactus, makePalm), not one word
+					// of several (topColor, slopeOk)
+					if n == 0 || h.rank == 1 && (len(nouns) != 1 || nouns[0] != w) {
+						continue
+					}
+					if biome == "" || h.rank > best.rank || h.rank == best.rank && n > bestLen {
+						best, biome, bestLen = h, bm.ID, n
+					}
+				}
+			}
+		}
+		if biome == "" {
+			continue
+		}
+		what := "a scope alias"
+		if best.rank == 1 {
+			what = "an item word"
+		}
+		t := newTarget(b, FromKeywords, fmt.Sprintf("its name matches %q, %s of %s", best.word, what, biome))
+		t.Biomes = []string{biome}
+		out = append(out, t)
+	}
+	return out
+}
+
+// verbs are the name words that say "build" (makePalm, addCactus).
+var verbs = map[string]bool{"make": true, "build": true, "add": true, "create": true, "spawn": true, "draw": true, "gen": true, "generate": true, "place": true, "init": true, "new": true, "setup": true}
+
+// hint is a word that names a biome: rank 2 for its id or a scope alias,
+// 1 for a word of its items' ids.
+type hint struct {
+	word string
+	rank int
+}
+
+func biomeHints(r *rubric.Rubric, biome string) []hint {
+	seen := map[string]bool{}
+	var out []hint
+	add := func(w string, rank int) {
+		if len(w) >= 4 && !seen[w] {
+			seen[w] = true
+			out = append(out, hint{w, rank})
+		}
+	}
+	// an alias is one hint, its words joined (volcanic_ground, not ground)
+	add(strings.Join(nameWords(biome), ""), 2)
+	for _, t := range r.Tests {
+		for _, a := range t.Scope[biome] {
+			add(strings.Join(nameWords(a), ""), 2)
+		}
+	}
+	// item words no other biome's items use
+	owner := map[string]string{}
+	for _, t := range r.Tests {
+		for _, it := range t.Items {
+			for _, w := range nameWords(it.ID) {
+				if o, ok := owner[w]; ok && o != it.Biome {
+					owner[w] = "*"
+				} else if !ok {
+					owner[w] = it.Biome
 				}
 			}
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Lines[0] < out[b].Lines[0] })
-	return out
-}
-
-var stopWords = map[string]bool{"with": true, "over": true, "visible": true, "present": true, "from": true, "into": true, "near": true, "base": true, "biome": true, "spawn": true}
-
-func biomeHints(r *rubric.Rubric, biome string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(s string) {
-		for _, w := range nameWords(s) {
-			if len(w) >= 4 && !stopWords[w] && !seen[w] {
-				seen[w] = true
-				out = append(out, w)
-			}
-		}
-	}
-	add(biome)
-	for _, t := range r.Tests {
-		for _, a := range t.Scope[biome] {
-			add(a)
-		}
-	}
 	for _, t := range r.Tests {
 		for _, it := range t.Items {
-			if it.Biome == biome {
-				add(it.ID)
+			if it.Biome != biome {
+				continue
+			}
+			for _, w := range nameWords(it.ID) {
+				if owner[w] == biome {
+					add(w, 1)
+				}
 			}
 		}
 	}
@@ -272,16 +325,14 @@ func nameWords(s string) []string {
 	return out
 }
 
-func matchHint(w string, hints []string) string {
-	if len(w) < 4 {
-		return ""
+// matchHint is the prefix a name word shares with a hint when they match
+// (see byKeywords), else 0.
+func matchHint(w, h string) int {
+	n := commonPrefix(w, h)
+	if n >= 5 || n >= 4 && (n == len(w) || n == len(h)) {
+		return n
 	}
-	for _, h := range hints {
-		if strings.HasPrefix(h, w) || strings.HasPrefix(w, h) || commonPrefix(w, h) >= 4 && (len(w) <= 6 || len(h) <= 6) {
-			return h
-		}
-	}
-	return ""
+	return 0
 }
 
 func commonPrefix(a, b string) int {
