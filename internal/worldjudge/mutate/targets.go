@@ -19,6 +19,7 @@ import (
 
 	jsmutate "github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/probe"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -118,7 +119,8 @@ func byQuotes(builders []jsmutate.Builder, rep *worldjudge.Report, html string) 
 					continue
 				}
 				for _, ev := range h.Evidence {
-					if ev.Kind != "look" || !ev.Verdict.Verified || len(ev.Lines) == 0 {
+					// source text that is code (a hint proves nothing)
+					if ev.Kind != "look" || !ev.Verdict.Verified || len(ev.Lines) == 0 || ev.Refused != "" && ev.Refused != probe.RefusedNotRun {
 						continue
 					}
 					from, to := ev.Lines[0].From, ev.Lines[len(ev.Lines)-1].To

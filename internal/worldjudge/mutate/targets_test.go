@@ -133,3 +133,39 @@ func TestColumnsScoreEachJudge(t *testing.T) {
 		t.Fatalf("columns %+v\nwant    %+v", got, want)
 	}
 }
+
+// TestTargetsFromQuotes: the isle's verified look quotes in buildIsle()
+// make it the target of their items; a quote in the render loop, a
+// motion quote, a hint and a refused quote point at nothing.
+func TestTargetsFromQuotes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "capture", "testdata", "isle", "world.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	bs, _ := jsmutate.Builders(b)
+	at := func(kind string, line int, refused string, verified bool) probe.Evidence {
+		return probe.Evidence{Kind: kind, Verdict: quote.Verdict{Verified: verified}, Lines: []quote.Span{{From: line, To: line}}, Refused: refused}
+	}
+	code := func(evs ...probe.Evidence) []worldjudge.HalfReport {
+		return []worldjudge.HalfReport{{Half: rubric.HalfCode, Evidence: evs}}
+	}
+	rep := &worldjudge.Report{Tests: []worldjudge.TestReport{
+		{ID: "WC001", Items: []worldjudge.ItemReport{{ID: "cube_primitive", Halves: code(at("look", 39, "", true))}}},
+		{ID: "WC003", Items: []worldjudge.ItemReport{
+			{ID: "grass", Biome: "grassland", Points: 5, Halves: code(at("look", 40, "", true))},
+			{ID: "peak", Biome: "mountains", Points: 5, Halves: code(at("look", 45, probe.RefusedNotRun, true))},
+			{ID: "lava", Biome: "volcano", Points: 5, Halves: code(at("look", 51, "hint_comment", true))},
+			{ID: "ash", Biome: "volcano", Points: 5, Halves: code(at("look", 50, "not_in_source", false))},
+		}},
+		{ID: "WC004", Items: []worldjudge.ItemReport{
+			{ID: "mill", Biome: "grassland", Points: 2, Halves: code(at("look", 77, "", true), at("motion", 41, "", true))},
+		}},
+	}}
+	got := byQuotes(bs, rep, html)
+	if len(got) != 1 || got[0].Function != "buildIsle" || got[0].Why != "WC003 grass quote at line 40; WC003 peak quote at line 45" ||
+		!reflect.DeepEqual(got[0].Items, []ItemRef{{"WC003", "grassland", "grass", 5}, {"WC003", "mountains", "peak", 5}}) ||
+		!reflect.DeepEqual(got[0].Biomes, []string{"grassland", "mountains"}) {
+		t.Fatalf("targets %+v", got)
+	}
+}
