@@ -27,7 +27,10 @@ const sharedFlagsSection = "Flags shared by commands that run pages"
 // non-hidden command but cobra's own (help, completion) and the groups.
 // A group (task, suite, models: alone, it prints its help) is described
 // through its subcommands, which list the group's persistent flags
-// (--models) as their own.
+// (--models) as their own; a command that runs and has subcommands too
+// (judge, judge mutate) is described as well as each of them.
+var commandsWithSubcommands = map[string]bool{"judge": true}
+
 func documentedCommands(root *cobra.Command) []*cobra.Command {
 	var cmds []*cobra.Command
 	var walk func(*cobra.Command)
@@ -36,7 +39,7 @@ func documentedCommands(root *cobra.Command) []*cobra.Command {
 			if sub.Hidden || (c == root && (sub.Name() == "help" || sub.Name() == "completion")) {
 				continue
 			}
-			if !sub.HasSubCommands() {
+			if !sub.HasSubCommands() || commandsWithSubcommands[sub.Name()] {
 				cmds = append(cmds, sub)
 			}
 			walk(sub)
@@ -194,7 +197,7 @@ func TestCLIDocsSeesEveryCommand(t *testing.T) {
 	for _, c := range documentedCommands(root) {
 		names = append(names, commandName(c))
 	}
-	require.Equal(t, []string{"agreement", "bench", "bench-models", "compare-judges", "gen", "inspect", "judge", "models list", "models ping", "run", "schema", "serve", "suite perturb",
+	require.Equal(t, []string{"agreement", "bench", "bench-models", "compare-judges", "gen", "inspect", "judge", "judge mutate", "models list", "models ping", "run", "schema", "serve", "suite perturb",
 		"task check", "task mutate", "task prompt", "task summarize", "version", "worker"}, sortedCopy(names))
 
 	require.True(t, mentionsFlag("`--max N`", "max"))

@@ -119,6 +119,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
 	f.StringVar(&o.Viewport, "viewport", "", "viewport WIDTHxHEIGHT in CSS pixels (default: the rubric's, 1280x800 for WorldBench)")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "longest a world may keep control in one call (loading, a chunk of frames); past it its capture stops with a reason")
+	cmd.AddCommand(NewCmdJudgeMutate(io))
 	return cmd
 }
 

@@ -247,7 +247,6 @@ var NotBuilt = []string{
 	"WC002's classify and extract models (a biome covered by its code, its placement)",
 	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
 	"reading: WorldBench's timeUpdate regexes and WC004's axis checks; the evidence agent's location hint from WC002",
-	"worldprobe judge mutate",
 }
 
 // Judge captures the world at path into dir and grades it. The error is
