@@ -146,7 +146,9 @@ type Timing struct {
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
 	Legend int64 `json:"legend_ms,omitempty"`
-	Total  int64 `json:"total_ms"`
+	// Navigator is the navigator's episodes, a reload to the day included.
+	Navigator int64 `json:"navigator_ms,omitempty"`
+	Total     int64 `json:"total_ms"`
 }
 
 // Capture is everything seen of one world.
@@ -304,6 +306,8 @@ type capturer struct {
 	// refused is what the runtime of the documents before the current
 	// one refused (read before each reload).
 	refused []session.Blocked
+	// legendMatch maps biomes to legend elements (legendFlights).
+	legendMatch map[string]int
 }
 
 // collectErrors lists the page's errors and the requests refused: the
@@ -365,7 +369,16 @@ func (k *capturer) run(ctx context.Context) error {
 	c.DayNight = &DayNight{Day: day.Name, Night: night.Name, DayMs: day.PageMs, NightMs: night.PageMs, DayLuma: day.Luma, NightLum: night.Luma, Gap: dn.Gap, Pinned: dn.Pinned}
 	c.Aliases = append(c.Aliases, Alias{Name: "overview", Of: day.Name})
 	k.seasons(counts)
-	// 2. Back to the day: a fresh document stepped to the day's frame.
+	// 2. The legend's camera flights, in this document (no frames drawn):
+	// where the page's camera comes to rest after each biome's click.
+	if len(o.Biomes) > 0 {
+		t = time.Now()
+		if err := k.legendFlights(ctx); err != nil {
+			return err
+		}
+		c.Timing.Legend = time.Since(t).Milliseconds()
+	}
+	// 3. Back to the day: a fresh document stepped to the day's frame.
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
@@ -375,13 +388,20 @@ func (k *capturer) run(ctx context.Context) error {
 		return err
 	}
 	c.Timing.Reload = time.Since(t).Milliseconds()
-	// 3. Four orbits of the page's own camera around the scene's box.
+	// 4. Four orbits of the page's own camera around the scene's box.
 	t = time.Now()
 	if err := k.orbits(ctx); err != nil {
 		return err
 	}
 	c.Timing.Orbits = time.Since(t).Milliseconds()
-	// 4. Still-camera bursts with the HUD hidden.
+	// 5. The biome frames at the day: the camera posed where each legend
+	// flight came to rest.
+	t = time.Now()
+	if err := k.legendShots(ctx); err != nil {
+		return err
+	}
+	c.Timing.Legend += time.Since(t).Milliseconds()
+	// 6. Still-camera bursts with the HUD hidden.
 	t = time.Now()
 	if err := k.bursts(ctx); err != nil {
 		return err
@@ -390,22 +410,18 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
-	if len(o.Biomes) == 0 {
+	if len(o.Biomes) == 0 || o.Navigator == nil {
 		return nil
 	}
-	// 5. Close views from the page's own legend, at the day again.
+	// 7. The navigator, for the biomes the legend did not frame, at the
+	// day again.
 	t = time.Now()
-	defer func() { c.Timing.Legend = time.Since(t).Milliseconds() }()
+	defer func() { c.Timing.Navigator = time.Since(t).Milliseconds() }()
 	if err := k.toDay(ctx, day); err != nil {
 		return err
 	}
-	if err := k.legend(ctx); err != nil {
+	if err := k.navigate(ctx); err != nil {
 		return err
-	}
-	if o.Navigator != nil {
-		if err := k.navigate(ctx); err != nil {
-			return err
-		}
 	}
 	return k.takeCoverage(ctx)
 }
