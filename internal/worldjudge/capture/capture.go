@@ -63,6 +63,11 @@ type Options struct {
 	CallTimeout, GPUTimeout time.Duration
 	// Coverage collects V8 block coverage while the world is captured.
 	Coverage bool
+	// RealTime captures on the page's real clock, sleeping real time
+	// wherever page time passes, as WorldBench's capture does: only for
+	// measuring what the virtual clock saves (docs/PERFORMANCE.md); its
+	// frames are not reproducible.
+	RealTime bool
 	// Biomes, when set, turn on the legend framing: after the bursts the
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
@@ -239,7 +244,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 	s, err := session.Open(ctx, b, res, path, session.Config{
 		Seed: o.Seed, FPS: o.FPS, Width: o.Width, Height: o.Height, SkipDraw: true,
 		CallTimeout: o.CallTimeout, GPUTimeout: o.GPUTimeout, Logger: o.Logger,
-		Preludes: []string{Hook}, Coverage: o.Coverage,
+		Preludes: []string{Hook}, Coverage: o.Coverage, RealTime: o.RealTime,
 	})
 	if err != nil {
 		return nil, err
@@ -308,6 +313,35 @@ type capturer struct {
 	refused []session.Blocked
 	// legendMatch maps biomes to legend elements (legendFlights).
 	legendMatch map[string]int
+	// rtFrames counts the frames of page time slept in the current
+	// document with Options.RealTime.
+	rtFrames int
+}
+
+// frame is the current document's frame: the virtual clock's, or with
+// Options.RealTime the frames of page time slept since it loaded.
+func (k *capturer) frame() int {
+	if k.o.RealTime {
+		return k.rtFrames
+	}
+	return k.s.Frame()
+}
+
+// advance lets n frames of page time pass, drawing the last when draw:
+// on the virtual clock n stepped frames; with Options.RealTime (the
+// comparison of docs/PERFORMANCE.md only) a real sleep of n frames'
+// time, as WorldBench's capture waits, then one real frame.
+func (k *capturer) advance(ctx context.Context, n int, draw bool) (session.StepResult, error) {
+	if !k.o.RealTime {
+		return k.s.Step(ctx, n, draw)
+	}
+	k.rtFrames += n
+	select {
+	case <-ctx.Done():
+		return session.StepResult{}, ctx.Err()
+	case <-time.After(time.Duration(float64(n) / k.o.FPS * float64(time.Second))):
+	}
+	return k.s.Step(ctx, 1, draw)
 }
 
 // collectErrors lists the page's errors and the requests refused: the
@@ -433,10 +467,11 @@ func (k *capturer) toDay(ctx context.Context, day View) error {
 		return fmt.Errorf("reload: %w", pageErr{err})
 	}
 	k.doc++
+	k.rtFrames = 0
 	if !k.s.Loaded() {
 		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
 	}
-	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
+	if _, err := k.advance(ctx, max(1, day.Frame-1), false); err != nil {
 		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
 	}
 	return nil
@@ -465,8 +500,8 @@ func (k *capturer) takeCoverage(ctx context.Context) error {
 
 // frameAt steps to frame f (at least one frame), draws it and saves it.
 func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
-	steps := max(1, f-k.s.Frame())
-	if _, err := k.s.Step(ctx, steps, true); err != nil {
+	steps := max(1, f-k.frame())
+	if _, err := k.advance(ctx, steps, true); err != nil {
 		return View{}, err
 	}
 	return k.shot(ctx, name, kind)
@@ -490,8 +525,12 @@ func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 		return View{}, infraErr{fmt.Errorf("writing %s: %w", file, err)}
 	}
 	rgb := measure.ToRGB(img)
-	pageMs := measure.Round(float64(px.Frame)*1000/k.o.FPS, 3)
-	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: px.Frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
+	frame := px.Frame
+	if k.o.RealTime {
+		frame = k.rtFrames
+	}
+	pageMs := measure.Round(float64(frame)*1000/k.o.FPS, 3)
+	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
 	l := k.o.Pixels.LitLuma
 	if len(l.Resize) == 2 {
 		v.Luma = measure.LitLuma(rgb, measure.LitLumaConfig{CropLeft: l.CropLeft, Width: l.Resize[0], Height: l.Resize[1], VoidMax: uint8(l.VoidMax)})
@@ -636,7 +675,7 @@ func (k *capturer) orbits(ctx context.Context) error {
 		if err := k.s.Eval(ctx, k.limit(), "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
 			return fmt.Errorf("posing the camera: %w", pageErr{err})
 		}
-		if _, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit"); err != nil {
+		if _, err := k.frameAt(ctx, k.frame()+1, p.name, "orbit"); err != nil {
 			return fmt.Errorf("%s: %w", p.name, pageErr{err})
 		}
 		k.c.Views[len(k.c.Views)-1].Camera = pos
@@ -671,7 +710,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			if i == 0 {
 				steps = 1
 			}
-			v, err := k.frameAt(ctx, k.s.Frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
+			v, err := k.frameAt(ctx, k.frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
 			if err != nil {
 				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
 			}
@@ -702,7 +741,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			}
 		}
 	}
-	if _, err := k.s.Step(ctx, int(math.Round(k.o.FPS)), false); err != nil {
+	if _, err := k.advance(ctx, int(math.Round(k.o.FPS)), false); err != nil {
 		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
 	}
 	after := k.cameraPos(ctx)

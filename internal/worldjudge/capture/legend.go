@@ -237,7 +237,7 @@ func (k *capturer) legendFlights(ctx context.Context) error {
 			btn.Error = err.Error()
 			continue
 		}
-		if _, err := k.s.Step(ctx, settle, false); err != nil {
+		if _, err := k.advance(ctx, settle, false); err != nil {
 			return fmt.Errorf("after clicking %q: %w", btn.Text, pageErr{err})
 		}
 		cam, err := k.camera(ctx)
@@ -289,7 +289,7 @@ func (k *capturer) legendShots(ctx context.Context) error {
 			return fmt.Errorf("posing the camera for %s: %w", b.ID, pageErr{err})
 		}
 		name := "biome_" + b.ID
-		if _, err := k.frameAt(ctx, k.s.Frame()+1, name, "biome"); err != nil {
+		if _, err := k.frameAt(ctx, k.frame()+1, name, "biome"); err != nil {
 			return fmt.Errorf("%s: %w", name, pageErr{err})
 		}
 		btn.View = name
