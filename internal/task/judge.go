@@ -37,14 +37,10 @@ func (t *Task) RubricDir() string {
 	return filepath.Join(t.Dir, filepath.FromSlash(t.Judge.Rubric))
 }
 
-// judge checks task.yaml's judge: a mapping with a relative rubric
-// folder, and no state interface, contract-only fields or headset beside
+// judge checks task.yaml's judge (the decoder has made sure it is a
+// mapping of known fields): a relative rubric folder, and no state interface, contract-only fields or headset beside
 // it.
 func (v *validator) judge(t *Task) {
-	if n := lookup(v.root, "judge"); n != nil && n.Kind != yaml.MappingNode {
-		v.errorf(at("judge"), "judge: want a mapping such as {rubric: ../rubric}")
-		return
-	}
 	r := ""
 	if t.Judge != nil {
 		r = t.Judge.Rubric
