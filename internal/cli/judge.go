@@ -55,8 +55,10 @@ What runs (offline, no model):
     the page's own UI; four orbits pose the page's own camera around the scene's
     box; two still-camera bursts (4 frames 2 s apart, a wheel zoom-out, 3 more)
     with the HUD hidden give a changed-pixel fraction and a red overlay; each
-    element of the page's own UI that names a biome (a legend) is clicked and
-    the biome framed 3 s of page time later, HUD hidden (frames/biome_<id>.png);
+    element of the page's own UI that names a biome (a legend) is clicked, its
+    camera flight given 3 s of page time, and the biome framed at the day with
+    the camera posed where the flight came to rest, HUD hidden
+    (frames/biome_<id>.png);
   - the rubric's pixel measures (night dimming, light following the sun,
     dusk tint, the motion gate);
   - V8 block coverage of the world's inline scripts while it is captured: which
