@@ -245,6 +245,9 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := worldFlags(o, tasks); err != nil {
+		return err
+	}
 	out := o.Out
 	if out == "" {
 		out = filepath.Join("runs", filepath.Base(filepath.Clean(o.Suite)))

@@ -16,15 +16,11 @@ import (
 // --offline (every model half unjudged), else with the roles of --models
 // (each of judgeRoles with its key set). nil when no task is world-judged.
 func worldJudges(ctx context.Context, io IO, o *RunOptions, tasks []*task.Task, b *browser.Browser, res *resolve.Resolver) (func(*task.Task) (trial.Judge, error), error) {
-	any := false
-	for _, t := range tasks {
-		any = any || t.WorldJudged()
-	}
-	if !any {
+	if !worldJudged(tasks) {
 		return nil, nil
 	}
-	if !o.Offline && o.looks.ModelsFile == "" {
-		return nil, usageErr("the suite has tasks judged against a rubric (judge: in their task.yaml): give --models FILE (the code_probe, evidence_agent, blind_identifier and visual_judge roles; docs/models.md) or --offline to judge them without models (every model half unjudged)")
+	if err := worldFlags(o, tasks); err != nil {
+		return nil, err
 	}
 	models, err := judgeModels(ctx, io, &JudgeOptions{Offline: o.Offline, ModelsFile: o.looks.ModelsFile})
 	if err != nil {
@@ -41,4 +37,23 @@ func worldJudges(ctx context.Context, io IO, o *RunOptions, tasks []*task.Task, 
 		}
 	}
 	return worldjudge.TrialJudges(b, res, jo), nil
+}
+
+// worldJudged reports whether a task is judged against a rubric.
+func worldJudged(tasks []*task.Task) bool {
+	for _, t := range tasks {
+		if t.WorldJudged() {
+			return true
+		}
+	}
+	return false
+}
+
+// worldFlags refuses, before any browser starts, a suite with a
+// world-judged task and neither --models nor --offline.
+func worldFlags(o *RunOptions, tasks []*task.Task) error {
+	if worldJudged(tasks) && !o.Offline && o.looks.ModelsFile == "" {
+		return usageErr("the suite has tasks judged against a rubric (judge: in their task.yaml): give --models FILE (the code_probe, evidence_agent, blind_identifier and visual_judge roles; docs/models.md) or --offline to judge them without models (every model half unjudged)")
+	}
+	return nil
 }
