@@ -3,6 +3,8 @@ package worldjudge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,7 +181,7 @@ func Verdict(rep *Report) *trial.Verdict {
 	}
 	v.Pass = rep.Score.Earned != nil && *rep.Score.Earned >= rep.Score.Max
 	v.Attribution = "world"
-	v.StateHash = rep.SHA256
+	v.StateHash = observed(rep)
 	switch {
 	case rep.Status == Overloaded:
 		v.Failure = &contract.PageFailure{Probe: "world", Step: "capture", Message: rep.Reason, Err: session.ErrUnresponsive}
@@ -198,4 +200,24 @@ func Verdict(rep *Report) *trial.Verdict {
 
 func score(max float64, t Tally) result.WorldScore {
 	return result.WorldScore{Max: max, Earned: t.Earned, Judged: t.Judged, EarnedOfJudged: t.EarnedOfJudged, Unjudged: t.Unjudged}
+}
+
+// observed digests what the judge saw of the world — every view's name,
+// frame and lit luma, every burst's changed-pixel fraction, the status
+// and the score — so that the same world, seed and rubric give the same
+// state hash (judge.json also holds wall times, which differ).
+func observed(rep *Report) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", rep.SHA256, rep.Status, rep.Reason)
+	if c := rep.Capture; c != nil {
+		for _, v := range c.Views {
+			fmt.Fprintf(h, "view %s %d %g\n", v.Name, v.Frame, v.Luma)
+		}
+		for _, b := range c.Bursts {
+			fmt.Fprintf(h, "burst %s %g\n", b.Name, b.Fraction)
+		}
+	}
+	js, _ := json.Marshal(rep.Score)
+	h.Write(js)
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -38,13 +38,24 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("assertion %d: %+v, want %+v", i, v.Assertions[i], want[i])
 		}
 	}
-	if v.Pass || v.Unjudged != 1 || v.VCov != 55.5/64 || v.StateHash != "abc" || v.Failure != nil || v.Attribution != "world" {
+	if v.Pass || v.Unjudged != 1 || v.VCov != 55.5/64 || len(v.StateHash) != 64 || v.Failure != nil || v.Attribution != "world" {
 		t.Fatalf("verdict %+v", v)
 	}
 	if w := v.World; w.Max != 80 || w.Earned != nil || w.Judged != 64 || len(w.Tests) != 3 || *w.Tests[1].Earned != 12.5 || w.Report != ReportFile {
 		t.Fatalf("world %+v", w)
 	}
 
+	// The state hash digests what was seen: the same views give the same
+	// hash, another luma another.
+	rep.Capture.Views = []capture.View{{Name: "time_00", Frame: 1, Luma: 108.07}}
+	h1 := Verdict(rep).StateHash
+	if Verdict(rep).StateHash != h1 {
+		t.Fatal("the same report gave two state hashes")
+	}
+	rep.Capture.Views[0].Luma = 108.08
+	if Verdict(rep).StateHash == h1 {
+		t.Fatal("another luma gave the same state hash")
+	}
 	rep.Score.Earned, rep.Score.Judged, rep.Score.EarnedOfJudged = f(80), 80, 80
 	rep.Tests = rep.Tests[:1]
 	if v := Verdict(rep); !v.Pass || v.VCov != 1 || *v.World.Earned != 80 {
