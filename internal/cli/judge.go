@@ -28,9 +28,12 @@ type JudgeOptions struct {
 	Samples    int
 	Seed       uint32
 	NoCoverage bool
-	Timeout    time.Duration
-	Viewport   string
-	Worlds     []string
+	// RealTime captures on the real clock, sleeping real time (the
+	// comparison of docs/PERFORMANCE.md only).
+	RealTime bool
+	Timeout  time.Duration
+	Viewport string
+	Worlds   []string
 }
 
 // NewCmdJudge builds 'worldprobe judge'.
@@ -52,8 +55,10 @@ What runs (offline, no model):
     the page's own UI; four orbits pose the page's own camera around the scene's
     box; two still-camera bursts (4 frames 2 s apart, a wheel zoom-out, 3 more)
     with the HUD hidden give a changed-pixel fraction and a red overlay; each
-    element of the page's own UI that names a biome (a legend) is clicked and
-    the biome framed 3 s of page time later, HUD hidden (frames/biome_<id>.png);
+    element of the page's own UI that names a biome (a legend) is clicked, its
+    camera flight given 3 s of page time, and the biome framed at the day with
+    the camera posed where the flight came to rest, HUD hidden
+    (frames/biome_<id>.png);
   - the rubric's pixel measures (night dimming, light following the sun,
     dusk tint, the motion gate);
   - V8 block coverage of the world's inline scripts while it is captured: which
@@ -117,6 +122,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f.IntVar(&o.Samples, "samples", 12, "drawn time samples over the horizon (at least 2)")
 	f.Uint32Var(&o.Seed, "seed", 1, "seed of Math.random and crypto.getRandomValues")
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
+	f.BoolVar(&o.RealTime, "real-time", false, "capture on the page's real clock, sleeping real time wherever page time passes, as WorldBench does: for measuring what the virtual clock saves only (frames not reproducible; docs/PERFORMANCE.md)")
 	f.StringVar(&o.Viewport, "viewport", "", "viewport WIDTHxHEIGHT in CSS pixels (default: the rubric's, 1280x800 for WorldBench)")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "longest a world may keep control in one call (loading, a chunk of frames); past it its capture stops with a reason")
 	cmd.AddCommand(NewCmdJudgeMutate(io))
@@ -172,7 +178,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	}
 	copts := capture.DefaultOptions(r.Pixels)
 	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage, copts.FPS = o.Horizon, o.Samples, o.Seed, !o.NoCoverage, o.FPS
-	copts.CallTimeout = o.Timeout
+	copts.CallTimeout, copts.RealTime = o.Timeout, o.RealTime
 	copts.Navigator = navigator
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()
@@ -186,6 +192,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 		return err
 	}
 	defer b.Close()
+	defer b.WriteCPULedger(io.ErrOut) // only with WORLDPROBE_CPU_LEDGER set
 	failed, overloaded := 0, 0
 	err = pool.Map(ctx, b.Jobs(), len(worlds), func(ctx context.Context, i int) (*worldjudge.Report, error) {
 		dir := filepath.Join(o.Out, names[i])

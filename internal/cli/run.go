@@ -45,6 +45,9 @@ type RunOptions struct {
 	UpdateChanged bool
 	// AllowMissing runs a model whose folder lacks most pages.
 	AllowMissing bool
+	// Offline judges the world-judged tasks (task.yaml judge:) without
+	// models (run_world.go).
+	Offline bool
 	// video choose what the trials record.
 	video videoFlags
 	// resume is the command line that resumes this run (the one given,
@@ -101,6 +104,13 @@ model role (--models, default models.yaml if present; --record DIR and --replay 
 as for gen; docs/models.md). Without a model for it — its key not set — each look is
 unjudged: neither passed nor failed; pass and the coverages are over the judged
 assertions, and each trial says how many were unjudged (docs/contracts.md).
+A task whose task.yaml declares judge: {rubric: DIR} has no contract: after the load
+check its page goes to the world judge (as 'worldprobe judge': capture on the virtual
+clock, pixel measures, coverage, and with --models the model roles), writing judge.json,
+judge.html and frames/ into the trial folder; its score (out of the rubric's points,
+280 for WorldBench's island, per test) is in result.json, results.db, report.html and
+the leaderboard, an open score shown as open. Such a suite needs --models FILE or
+--offline (every model half unjudged).
 Act steps are driven by the xr_actor role of the same models file; without a model for it
 the assertions after each act are unjudged.
 --design rates every recorded XR trial on the ten heuristics of docs/xr-design.md with
@@ -150,6 +160,7 @@ says how many trials were retried and why.
 	f.StringVar(&o.Variants, "variants", "", "also judge the Robust variants in this folder (written by 'worldprobe suite perturb'); the leaderboard then shows Core vs. Robust V-Cov")
 	o.queueFlags.register(f)
 	o.looks.register(f)
+	f.BoolVar(&o.Offline, "offline", false, "judge the tasks judged against a rubric (judge: in task.yaml; the world judge, docs/judge.md) without models: every model half unjudged, the score open")
 	f.BoolVar(&o.Design, "design", false, "rate every recorded XR trial on the ten XR design heuristics of docs/xr-design.md with the visual_judge role: a 1-5 design score apart from pass")
 	return cmd
 }
@@ -234,6 +245,9 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := worldFlags(o, tasks); err != nil {
+		return err
+	}
 	out := o.Out
 	if out == "" {
 		out = filepath.Join("runs", filepath.Base(filepath.Clean(o.Suite)))
@@ -296,7 +310,11 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		if err != nil {
 			return err
 		}
-		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor}
+		world, err := worldJudges(ctx, io, o, tasks, b, res)
+		if err != nil {
+			return err
+		}
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor, World: world}
 		if o.Design {
 			if runner.Design, err = o.looks.designRater(ctx, io); err != nil {
 				return err

@@ -66,6 +66,11 @@ func newChip(t *result.Trial, href string) chip {
 		c.Text = "infra"
 		c.Title = fmt.Sprintf("%s, %s: infrastructure error, not scored", c.Model, who)
 	}
+	if w := t.World; w != nil && t.Outcome != result.OutcomeInfra {
+		// A world-judged trial shows its score, an open one as open.
+		c.Text = worldText(w)
+		c.Title += "; " + worldTitle(w)
+	}
 	return c
 }
 

@@ -272,6 +272,9 @@ func newReportView(p Page, trials []*result.Trial, link func(*result.Trial) stri
 		}
 	}
 	v.Main, v.Sections = boardSections(b)
+	if ws := worldSection(p.Board.World); ws != nil {
+		v.Sections = append(v.Sections, *ws)
+	}
 	v.CategoryBars = categoryBars(b)
 	v.Scatter, v.ScatterNote = costScatter(b)
 	v.Grid = newGrid(trials, b.Rows, link)

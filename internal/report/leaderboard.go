@@ -28,6 +28,9 @@ type Leaderboard struct {
 	// planned trials.
 	Partial string `json:"partial,omitempty"`
 	metrics.Board
+	// World are the world judge's scores of the tasks judged against a
+	// rubric, by model and task (world.go).
+	World []WorldRow `json:"world,omitempty"`
 }
 
 // NewLeaderboard computes the leaderboard of trials.
@@ -36,7 +39,7 @@ func NewLeaderboard(title, partial string, trials []*result.Trial, o metrics.Boa
 	if err != nil {
 		return nil, fmt.Errorf("computing the leaderboard: %w", err)
 	}
-	return &Leaderboard{Title: title, Partial: partial, Board: b}, nil
+	return &Leaderboard{Title: title, Partial: partial, Board: b, World: worldRows(trials)}, nil
 }
 
 // WriteLeaderboards writes l as dir/leaderboard.md and dir/leaderboard.json,
@@ -68,6 +71,9 @@ func Markdown(w io.Writer, l *Leaderboard) {
 	main, sections := boardSections(l.Board)
 	if main == nil {
 		return
+	}
+	if ws := worldSection(l.World); ws != nil {
+		sections = append(sections, *ws)
 	}
 	table(w, main.Head, main.Rows)
 	for _, s := range sections {

@@ -124,7 +124,11 @@ type Trial struct {
 	Videos []Video `json:"videos,omitempty"`
 	// Design is the design score of an XR trial's recorded frames (run
 	// --design), apart from pass and the coverages.
-	Design     *Design   `json:"design,omitempty"`
+	Design *Design `json:"design,omitempty"`
+	// World is the world judge's score of a task judged against a rubric
+	// (task.yaml judge:), out of its maximum (280 for WorldBench's
+	// island); nil for a contract-judged trial.
+	World      *World    `json:"world,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMs float64   `json:"duration_ms"`
 	// Retries is how many times the trial was judged again because a

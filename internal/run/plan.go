@@ -16,6 +16,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
 // Source is where one model's candidate pages are.
@@ -126,9 +127,18 @@ func (p Planned) Spec(runDir string) (trial.Spec, error) {
 func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 	var out []Planned
 	for _, t := range tasks {
-		c, err := contract.Load(t.ContractPath())
-		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		var c *contract.Contract
+		if t.WorldJudged() {
+			// No contract: the world judge grades the pages against the
+			// rubric, whose problems are named here, with their lines.
+			if _, err := rubric.Load(t.RubricDir()); err != nil {
+				return nil, fmt.Errorf("task %s: judge: %w", t.ID, err)
+			}
+		} else {
+			var err error
+			if c, err = contract.Load(t.ContractPath()); err != nil {
+				return nil, fmt.Errorf("task %s: %w", t.ID, err)
+			}
 		}
 		td, err := t.Digest()
 		if err != nil {

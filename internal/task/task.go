@@ -116,7 +116,12 @@ type Task struct {
 	// (docs/tasks.md, "Scaffolded tasks").
 	Scaffold string `yaml:"scaffold,omitempty" json:"scaffold,omitempty"`
 	// State is the state interface the page must expose as window.__3D_STATE__.
+	// A task judged by the world judge (Judge) has none.
 	State []StateField `yaml:"state" json:"state"`
+	// Judge, when set, judges the task's pages with the world judge
+	// against a rubric instead of a contract (judge.go): the task has no
+	// state interface and no contract.yaml.
+	Judge *JudgeSpec `yaml:"judge,omitempty" json:"judge,omitempty"`
 	// Params are the task's parameters, by name.
 	Params map[string]Param `yaml:"params,omitempty" json:"params,omitempty"`
 	// Controls are the inputs the brief gives the user, each one contract
@@ -274,6 +279,11 @@ func Load(dir string) (*Task, error) {
 	if !slugRE.MatchString(slug) {
 		errs = append(errs, posErr(file, 0, "folder name %q is not a slug (lower-case letters, digits and single dashes)", slug))
 	}
+	if t.Judge != nil {
+		if _, err := os.Stat(filepath.Join(t.RubricDir(), RubricFile)); err != nil {
+			errs = append(errs, posErr(file, nodeLineOf(data, "judge", "rubric"), "judge: rubric %q: no %s in %s", t.Judge.Rubric, RubricFile, t.RubricDir()))
+		}
+	}
 	if xr.RoomFile(t.Room) && xr.CheckRoom(t.Room) == "" {
 		if _, err := os.Stat(filepath.Join(dir, t.Room)); err != nil {
 			errs = append(errs, posErr(file, lineOf(data, "room"), "room %q: no such file in the task folder", t.Room))
@@ -348,7 +358,12 @@ func (v *validator) errorf(keys []any, format string, args ...any) {
 func (v *validator) has(key string) bool { return lookup(v.root, key) != nil }
 
 func (v *validator) task(t *Task) {
-	for _, k := range []string{"id", "title", "category", "difficulty", "state"} {
+	required := []string{"id", "title", "category", "difficulty", "state"}
+	if v.has("judge") {
+		required = required[:4] // a world-judged task has no state interface
+		v.judge(t)
+	}
+	for _, k := range required {
 		if !v.has(k) {
 			v.errorf(nil, "missing %s", k)
 		}

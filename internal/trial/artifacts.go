@@ -44,6 +44,9 @@ func (a *Artifacts) Write(name string, data []byte) error {
 // Adopt moves the file at path in as the artifact name (a screenshot the
 // load check wrote elsewhere).
 func (a *Artifacts) Adopt(name, path string) error {
+	if err := os.MkdirAll(filepath.Dir(a.Path(name)), 0o755); err != nil {
+		return fmt.Errorf("keeping %s: %w", name, err)
+	}
 	if err := os.Rename(path, a.Path(name)); err != nil {
 		return fmt.Errorf("keeping %s: %w", name, err)
 	}

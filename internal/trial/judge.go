@@ -30,6 +30,9 @@ type Judge interface {
 // Env is what a judge works with.
 type Env struct {
 	Task *task.Task
+	// Page is the candidate's HTML file (a judge with a session of its
+	// own, the world judge, loads it).
+	Page string
 	// Params are the task parameters (the contract's params).
 	Params map[string]any
 	// Open loads a fresh page of the candidate at a frame rate. When the
@@ -62,6 +65,9 @@ type Verdict struct {
 	// Failure is set when the page failed while judged (crashed, hung,
 	// broke the harness); the trial maps it to a crash kind.
 	Failure *contract.PageFailure
+	// World is the world judge's score (result.Trial.World), nil from
+	// other judges.
+	World *result.World
 }
 
 // ContractJudge runs the task's hidden contract: the interface probe and

@@ -126,10 +126,12 @@ func (l *Loader) task(dir, digest string) (*task.Task, *contract.Contract, error
 			lt.err = fmt.Errorf("task %s changed since the run was planned (digest %s, planned %s)", t.ID, short(got), short(digest))
 			return
 		}
-		c, err := contract.Load(t.ContractPath())
-		if err != nil {
-			lt.err = fmt.Errorf("task %s: %w", t.ID, err)
-			return
+		var c *contract.Contract
+		if !t.WorldJudged() { // a world-judged task has no contract
+			if c, err = contract.Load(t.ContractPath()); err != nil {
+				lt.err = fmt.Errorf("task %s: %w", t.ID, err)
+				return
+			}
 		}
 		lt.task, lt.contract = t, c
 	})

@@ -68,6 +68,9 @@ type Runner struct {
 	// Actor drives the act steps of the trials' contracts (the xr_actor
 	// role); nil leaves the assertions after them unjudged.
 	Actor contract.Actor
+	// World makes the judge of a task judged against a rubric (task.yaml
+	// judge:; worldjudge.TrialJudges); nil makes such a trial an error.
+	World func(t *task.Task) (Judge, error)
 }
 
 // DefaultRetries is how many times a trial that missed a deadline under
@@ -233,12 +236,23 @@ const TraceFile = "trace.jsonl"
 // ScreenshotFile is the trial artifact that shows the page after the load check.
 const ScreenshotFile = "screenshot.png"
 
-// judges are the trial's judges: Judges when set, else the contract.
-func (in Input) judges(looker contract.Looker, actor contract.Actor) []Judge {
+// judges are the trial's judges: Judges when set, else the world judge
+// for a task judged against a rubric, else the contract.
+func (j *Runner) judges(in Input) ([]Judge, error) {
 	if len(in.Judges) > 0 {
-		return in.Judges
+		return in.Judges, nil
 	}
-	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure, Looker: looker, Actor: actor}}
+	if in.Task.WorldJudged() {
+		if j.World == nil {
+			return nil, fmt.Errorf("task %s is judged against a rubric (judge:), and this runner has no world judge", in.Task.ID)
+		}
+		w, err := j.World(in.Task)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", in.Task.ID, err)
+		}
+		return []Judge{w}, nil
+	}
+	return []Judge{&ContractJudge{Contract: in.Contract, Fingerprint: in.Fingerprint, StopAtFirstFailure: in.StopAtFirstFailure, Looker: j.Looker, Actor: j.Actor}}, nil
 }
 
 // InspectFrames is how many frames the load check steps before the contract runs.
@@ -357,7 +371,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 	if rec != nil {
 		defer rec.close()
 	}
-	env := &Env{Task: t, Params: in.Params, Open: open, Artifacts: art}
+	judges, err := j.judges(in)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Task: t, Page: in.Page, Params: in.Params, Open: open, Artifacts: art}
 	if rep.Outcome == inspect.OutcomeOK && rep.Early != nil {
 		st, err := stateValue(rep.Early.State)
 		if err != nil {
@@ -367,7 +385,7 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		logger.Debug("the load check read the interface probe's state", "trial", in.Key, "frame", rep.Early.Frame)
 	}
 	var verdicts []*Verdict
-	for _, jd := range in.judges(j.Looker, j.Actor) {
+	for _, jd := range judges {
 		v, err := jd.Judge(ctx, env)
 		if err != nil {
 			return nil, err
@@ -514,6 +532,9 @@ func score(tr *result.Trial, verdicts []*Verdict) {
 	h := sha256.New()
 	tr.Unjudged = 0
 	for _, v := range verdicts {
+		if v.World != nil {
+			tr.World = v.World
+		}
 		tr.Pass = tr.Pass && v.Pass
 		tr.Unjudged += v.Unjudged
 		tr.Assertions = append(tr.Assertions, v.Assertions...)

@@ -37,6 +37,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"Empty", empty},
 		{"Planned", planned},
 		{"ScoresAndDesign", scores},
+		{"WorldScore", worldScore},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, fresh(t)) })
@@ -85,6 +86,32 @@ func roundTrip(t *testing.T, open Opener) {
 	require.Equal(t, tr0, *got[0])
 	require.Equal(t, *tr, *got[1])
 	require.Len(t, got[1].Assertions, 1)
+}
+
+// A world-judged trial's score comes back as saved: an open score (no
+// earned points) stays open, a closed one keeps its points, per test too.
+func worldScore(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := mustOpen(t, open)
+	earned := 212.25
+	closed := sample("w1")
+	closed.World = &result.World{Rubric: "worldbench/island", Mode: "models", Status: "complete",
+		WorldScore: result.WorldScore{Max: 280, Earned: &earned, Judged: 280, EarnedOfJudged: 212.25},
+		Tests:      []result.WorldTest{{ID: "WC001", WorldScore: result.WorldScore{Max: 40, Earned: &earned, Judged: 40, EarnedOfJudged: 32.5}}},
+		Report:     "judge.html", JSON: "judge.json"}
+	openScore := sample("w2")
+	openScore.World = &result.World{Rubric: "worldbench/island", Mode: "offline", Status: "partial", Reason: "the page stopped responding",
+		WorldScore: result.WorldScore{Max: 280, Judged: 3, EarnedOfJudged: 2, Unjudged: 277}, Tests: []result.WorldTest{}}
+	require.NoError(t, s.Save(ctx, closed))
+	require.NoError(t, s.Save(ctx, openScore))
+	require.NoError(t, s.Close())
+	s = mustOpen(t, open)
+	got, err := s.Trials(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, closed.World, got[0].World)
+	require.Equal(t, openScore.World, got[1].World)
+	require.Nil(t, got[1].World.Earned, "an open score stays open, never 0")
 }
 
 // Delete removes one trial, leaves the others, and is no error for a key

@@ -63,6 +63,11 @@ type Options struct {
 	CallTimeout, GPUTimeout time.Duration
 	// Coverage collects V8 block coverage while the world is captured.
 	Coverage bool
+	// RealTime captures on the page's real clock, sleeping real time
+	// wherever page time passes, as WorldBench's capture does: only for
+	// measuring what the virtual clock saves (docs/PERFORMANCE.md); its
+	// frames are not reproducible.
+	RealTime bool
 	// Biomes, when set, turn on the legend framing: after the bursts the
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
@@ -146,7 +151,9 @@ type Timing struct {
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
 	Legend int64 `json:"legend_ms,omitempty"`
-	Total  int64 `json:"total_ms"`
+	// Navigator is the navigator's episodes, a reload to the day included.
+	Navigator int64 `json:"navigator_ms,omitempty"`
+	Total     int64 `json:"total_ms"`
 }
 
 // Capture is everything seen of one world.
@@ -237,7 +244,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 	s, err := session.Open(ctx, b, res, path, session.Config{
 		Seed: o.Seed, FPS: o.FPS, Width: o.Width, Height: o.Height, SkipDraw: true,
 		CallTimeout: o.CallTimeout, GPUTimeout: o.GPUTimeout, Logger: o.Logger,
-		Preludes: []string{Hook}, Coverage: o.Coverage,
+		Preludes: []string{Hook}, Coverage: o.Coverage, RealTime: o.RealTime,
 	})
 	if err != nil {
 		return nil, err
@@ -304,6 +311,37 @@ type capturer struct {
 	// refused is what the runtime of the documents before the current
 	// one refused (read before each reload).
 	refused []session.Blocked
+	// legendMatch maps biomes to legend elements (legendFlights).
+	legendMatch map[string]int
+	// rtFrames counts the frames of page time slept in the current
+	// document with Options.RealTime.
+	rtFrames int
+}
+
+// frame is the current document's frame: the virtual clock's, or with
+// Options.RealTime the frames of page time slept since it loaded.
+func (k *capturer) frame() int {
+	if k.o.RealTime {
+		return k.rtFrames
+	}
+	return k.s.Frame()
+}
+
+// advance lets n frames of page time pass, drawing the last when draw:
+// on the virtual clock n stepped frames; with Options.RealTime (the
+// comparison of docs/PERFORMANCE.md only) a real sleep of n frames'
+// time, as WorldBench's capture waits, then one real frame.
+func (k *capturer) advance(ctx context.Context, n int, draw bool) (session.StepResult, error) {
+	if !k.o.RealTime {
+		return k.s.Step(ctx, n, draw)
+	}
+	k.rtFrames += n
+	select {
+	case <-ctx.Done():
+		return session.StepResult{}, ctx.Err()
+	case <-time.After(time.Duration(float64(n) / k.o.FPS * float64(time.Second))):
+	}
+	return k.s.Step(ctx, 1, draw)
 }
 
 // collectErrors lists the page's errors and the requests refused: the
@@ -365,7 +403,16 @@ func (k *capturer) run(ctx context.Context) error {
 	c.DayNight = &DayNight{Day: day.Name, Night: night.Name, DayMs: day.PageMs, NightMs: night.PageMs, DayLuma: day.Luma, NightLum: night.Luma, Gap: dn.Gap, Pinned: dn.Pinned}
 	c.Aliases = append(c.Aliases, Alias{Name: "overview", Of: day.Name})
 	k.seasons(counts)
-	// 2. Back to the day: a fresh document stepped to the day's frame.
+	// 2. The legend's camera flights, in this document (no frames drawn):
+	// where the page's camera comes to rest after each biome's click.
+	if len(o.Biomes) > 0 {
+		t = time.Now()
+		if err := k.legendFlights(ctx); err != nil {
+			return err
+		}
+		c.Timing.Legend = time.Since(t).Milliseconds()
+	}
+	// 3. Back to the day: a fresh document stepped to the day's frame.
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
@@ -375,13 +422,20 @@ func (k *capturer) run(ctx context.Context) error {
 		return err
 	}
 	c.Timing.Reload = time.Since(t).Milliseconds()
-	// 3. Four orbits of the page's own camera around the scene's box.
+	// 4. Four orbits of the page's own camera around the scene's box.
 	t = time.Now()
 	if err := k.orbits(ctx); err != nil {
 		return err
 	}
 	c.Timing.Orbits = time.Since(t).Milliseconds()
-	// 4. Still-camera bursts with the HUD hidden.
+	// 5. The biome frames at the day: the camera posed where each legend
+	// flight came to rest.
+	t = time.Now()
+	if err := k.legendShots(ctx); err != nil {
+		return err
+	}
+	c.Timing.Legend += time.Since(t).Milliseconds()
+	// 6. Still-camera bursts with the HUD hidden.
 	t = time.Now()
 	if err := k.bursts(ctx); err != nil {
 		return err
@@ -390,22 +444,18 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
-	if len(o.Biomes) == 0 {
+	if len(o.Biomes) == 0 || o.Navigator == nil {
 		return nil
 	}
-	// 5. Close views from the page's own legend, at the day again.
+	// 7. The navigator, for the biomes the legend did not frame, at the
+	// day again.
 	t = time.Now()
-	defer func() { c.Timing.Legend = time.Since(t).Milliseconds() }()
+	defer func() { c.Timing.Navigator = time.Since(t).Milliseconds() }()
 	if err := k.toDay(ctx, day); err != nil {
 		return err
 	}
-	if err := k.legend(ctx); err != nil {
+	if err := k.navigate(ctx); err != nil {
 		return err
-	}
-	if o.Navigator != nil {
-		if err := k.navigate(ctx); err != nil {
-			return err
-		}
 	}
 	return k.takeCoverage(ctx)
 }
@@ -417,10 +467,11 @@ func (k *capturer) toDay(ctx context.Context, day View) error {
 		return fmt.Errorf("reload: %w", pageErr{err})
 	}
 	k.doc++
+	k.rtFrames = 0
 	if !k.s.Loaded() {
 		return fmt.Errorf("reload: the document failed: %s", k.s.Log().MainDocFailure)
 	}
-	if _, err := k.s.Step(ctx, max(1, day.Frame-1), false); err != nil {
+	if _, err := k.advance(ctx, max(1, day.Frame-1), false); err != nil {
 		return fmt.Errorf("stepping to the day (%.0f s): %w", day.PageMs/1000, pageErr{err})
 	}
 	return nil
@@ -449,8 +500,8 @@ func (k *capturer) takeCoverage(ctx context.Context) error {
 
 // frameAt steps to frame f (at least one frame), draws it and saves it.
 func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
-	steps := max(1, f-k.s.Frame())
-	if _, err := k.s.Step(ctx, steps, true); err != nil {
+	steps := max(1, f-k.frame())
+	if _, err := k.advance(ctx, steps, true); err != nil {
 		return View{}, err
 	}
 	return k.shot(ctx, name, kind)
@@ -474,8 +525,12 @@ func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 		return View{}, infraErr{fmt.Errorf("writing %s: %w", file, err)}
 	}
 	rgb := measure.ToRGB(img)
-	pageMs := measure.Round(float64(px.Frame)*1000/k.o.FPS, 3)
-	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: px.Frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
+	frame := px.Frame
+	if k.o.RealTime {
+		frame = k.rtFrames
+	}
+	pageMs := measure.Round(float64(frame)*1000/k.o.FPS, 3)
+	v := View{Name: name, Kind: kind, File: filepath.ToSlash(file), Frame: frame, PageMs: pageMs, Document: k.doc, rgb: rgb}
 	l := k.o.Pixels.LitLuma
 	if len(l.Resize) == 2 {
 		v.Luma = measure.LitLuma(rgb, measure.LitLumaConfig{CropLeft: l.CropLeft, Width: l.Resize[0], Height: l.Resize[1], VoidMax: uint8(l.VoidMax)})
@@ -620,7 +675,7 @@ func (k *capturer) orbits(ctx context.Context) error {
 		if err := k.s.Eval(ctx, k.limit(), "window.__wj.setPose("+string(arg)+")", &ok); err != nil {
 			return fmt.Errorf("posing the camera: %w", pageErr{err})
 		}
-		if _, err := k.frameAt(ctx, k.s.Frame()+1, p.name, "orbit"); err != nil {
+		if _, err := k.frameAt(ctx, k.frame()+1, p.name, "orbit"); err != nil {
 			return fmt.Errorf("%s: %w", p.name, pageErr{err})
 		}
 		k.c.Views[len(k.c.Views)-1].Camera = pos
@@ -655,7 +710,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			if i == 0 {
 				steps = 1
 			}
-			v, err := k.frameAt(ctx, k.s.Frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
+			v, err := k.frameAt(ctx, k.frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
 			if err != nil {
 				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
 			}
@@ -686,7 +741,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			}
 		}
 	}
-	if _, err := k.s.Step(ctx, int(math.Round(k.o.FPS)), false); err != nil {
+	if _, err := k.advance(ctx, int(math.Round(k.o.FPS)), false); err != nil {
 		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
 	}
 	after := k.cameraPos(ctx)

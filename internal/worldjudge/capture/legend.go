@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/target"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/measure"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
@@ -17,7 +18,8 @@ import (
 // legend: every clickable element of the page whose text names a biome is
 // clicked, the page's own camera flight runs for LegendSettleSeconds of
 // page time, and one frame per biome is saved with the HUD hidden
-// (biome_<id>).
+// (biome_<id>) — at the day: the camera is posed where the flight left it
+// in a document stepped to the day sample.
 type Legend struct {
 	// Buttons are the clickable elements the page offered, in page order,
 	// with the biome each was matched to (empty when none).
@@ -36,6 +38,9 @@ type LegendButton struct {
 	View string `json:"view,omitempty"`
 	// Error is why clicking it failed (the frame is then missing).
 	Error string `json:"error,omitempty"`
+	// Pose is where the page's camera came to rest after the click: its
+	// position and a point it looked at (legendShots poses it at the day).
+	Pose []float64 `json:"pose,omitempty"`
 }
 
 // LegendSettleSeconds is the page time given to the camera flight a
@@ -181,10 +186,6 @@ func MatchLegend(texts []string, biomes []rubric.Biome) map[string]int {
 	return out
 }
 
-// legend frames the biomes from the page's legend: it lists the clickable
-// elements, matches them to the rubric's biomes and, for each biome in
-// rubric order, clicks its element, lets LegendSettleSeconds of page time
-// run and saves biome_<id> with the HUD hidden.
 // uiTexts marks the page's visible clickable elements (data-wj-legend,
 // in order) and returns their texts (legendScan); a reply that is not a
 // list of strings is no elements.
@@ -200,7 +201,13 @@ func (k *capturer) uiTexts(ctx context.Context) ([]string, error) {
 	return texts, nil
 }
 
-func (k *capturer) legend(ctx context.Context) error {
+// legendFlights lists the page's clickable elements, matches them to the
+// rubric's biomes and, for each biome in rubric order, clicks its
+// element, lets LegendSettleSeconds of page time run (not drawn) and
+// reads where the page's camera came to rest (LegendButton.Pose). It runs
+// in the day-cycle pass's document, after the time samples; legendShots
+// then takes the frames at the day.
+func (k *capturer) legendFlights(ctx context.Context) error {
 	lg := &Legend{Buttons: []LegendButton{}, Framed: []string{}}
 	k.c.Legend = lg
 	texts, err := k.uiTexts(ctx)
@@ -210,14 +217,14 @@ func (k *capturer) legend(ctx context.Context) error {
 	for _, t := range texts {
 		lg.Buttons = append(lg.Buttons, LegendButton{Text: t})
 	}
-	match := MatchLegend(texts, k.o.Biomes)
-	if len(match) == 0 {
+	k.legendMatch = MatchLegend(texts, k.o.Biomes)
+	if len(k.legendMatch) == 0 {
 		lg.Note = fmt.Sprintf("no legend framing: none of the page's %d clickable elements names a biome", len(texts))
 		return nil
 	}
 	settle := max(1, int(math.Round(LegendSettleSeconds*k.o.FPS)))
 	for _, b := range k.o.Biomes {
-		i, ok := match[b.ID]
+		i, ok := k.legendMatch[b.ID]
 		if !ok {
 			continue
 		}
@@ -230,22 +237,70 @@ func (k *capturer) legend(ctx context.Context) error {
 			btn.Error = err.Error()
 			continue
 		}
-		if _, err := k.s.Step(ctx, settle, false); err != nil {
+		if _, err := k.advance(ctx, settle, false); err != nil {
 			return fmt.Errorf("after clicking %q: %w", btn.Text, pageErr{err})
 		}
-		if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
-			return fmt.Errorf("hiding the HUD: %w", pageErr{err})
+		cam, err := k.camera(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the camera after clicking %q: %w", btn.Text, pageErr{err})
+		}
+		if cam == nil || len(cam.Forward) != 3 {
+			btn.Error = "the page rendered with no camera the harness could see"
+			continue
+		}
+		btn.Pose = pose(cam)
+	}
+	return nil
+}
+
+// pose is a camera's position and a point it looks at (position +
+// forward), as __wj.setPose takes them.
+func pose(cam *camInfo) []float64 {
+	p := make([]float64, 6)
+	for i := 0; i < 3; i++ {
+		p[i] = measure.Round(cam.Position[i], 4)
+		p[3+i] = measure.Round(cam.Position[i]+cam.Forward[i], 4)
+	}
+	return p
+}
+
+// legendShots takes biome_<id> for each biome whose legend flight came to
+// rest: the page's camera posed where the flight left it, for one drawn
+// frame each, in the document stepped to the day — so every biome frame
+// is at the day's time of day (the flights ran in the day-cycle pass's
+// document, whose clock had moved on), with the HUD hidden.
+func (k *capturer) legendShots(ctx context.Context) error {
+	lg := k.c.Legend
+	if lg == nil || len(k.legendMatch) == 0 {
+		return nil
+	}
+	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
+	}
+	for _, b := range k.o.Biomes {
+		i, ok := k.legendMatch[b.ID]
+		if !ok || lg.Buttons[i].Pose == nil {
+			continue
+		}
+		btn := &lg.Buttons[i]
+		arg, _ := json.Marshal(btn.Pose)
+		var ok2 bool
+		if err := k.s.Eval(ctx, k.limit(), "window.__wj.setPose("+string(arg)+")", &ok2); err != nil {
+			return fmt.Errorf("posing the camera for %s: %w", b.ID, pageErr{err})
 		}
 		name := "biome_" + b.ID
-		if _, err := k.frameAt(ctx, k.s.Frame()+1, name, "biome"); err != nil {
+		if _, err := k.frameAt(ctx, k.frame()+1, name, "biome"); err != nil {
 			return fmt.Errorf("%s: %w", name, pageErr{err})
-		}
-		if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
-			return fmt.Errorf("showing the HUD: %w", pageErr{err})
 		}
 		btn.View = name
 		lg.Framed = append(lg.Framed, b.ID)
 	}
-	lg.Note = fmt.Sprintf("%d of %d biomes framed by clicking the page's own legend (%d clickable elements); each frame %.0f s of page time after its click, HUD hidden", len(lg.Framed), len(k.o.Biomes), len(texts), LegendSettleSeconds)
+	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
+		return fmt.Errorf("clearing the pose: %w", pageErr{err})
+	}
+	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+		return fmt.Errorf("showing the HUD: %w", pageErr{err})
+	}
+	lg.Note = fmt.Sprintf("%d of %d biomes framed from the page's own legend (%d clickable elements): each element clicked after the time samples and its camera flight given %.0f s of page time; each frame then taken at the day, the page's camera posed where its flight came to rest, HUD hidden", len(lg.Framed), len(k.o.Biomes), len(lg.Buttons), LegendSettleSeconds)
 	return nil
 }

@@ -105,8 +105,11 @@ func TestLegendFramingAndNavigator(t *testing.T) {
 	if lg == nil || !reflect.DeepEqual(lg.Framed, []string{"mountains", "desert", "volcano"}) {
 		t.Fatalf("legend %+v", lg)
 	}
-	wantButtons := []LegendButton{{Text: "Pause"}, {Text: "Snow Mountains blizzard", Biome: "mountains", View: "biome_mountains"},
-		{Text: "Desert sandstorms", Biome: "desert", View: "biome_desert"}, {Text: "Volcano ash & eruptions", Biome: "volcano", View: "biome_volcano"},
+	// Each flight ends 12 above and 6 south of its islet, looking at it
+	// (forward (0, -0.894, -0.447)).
+	wantButtons := []LegendButton{{Text: "Pause"}, {Text: "Snow Mountains blizzard", Biome: "mountains", View: "biome_mountains", Pose: []float64{-60, 12, 6, -60, 11.1056, 5.5528}},
+		{Text: "Desert sandstorms", Biome: "desert", View: "biome_desert", Pose: []float64{0, 12, -54, 0, 11.1056, -54.4472}},
+		{Text: "Volcano ash & eruptions", Biome: "volcano", View: "biome_volcano", Pose: []float64{60, 12, 6, 60, 11.1056, 5.5528}},
 		{Text: "Islet 4 mist"}}
 	if !reflect.DeepEqual(lg.Buttons, wantButtons) {
 		t.Fatalf("buttons %+v", lg.Buttons)
@@ -120,10 +123,21 @@ func TestLegendFramingAndNavigator(t *testing.T) {
 	if p := pixelAt(view(t, c, "orbit_right").RGB(), 5, 100); p == [3]uint8{255, 0, 255} {
 		t.Fatalf("the orbit frames show the legend")
 	}
+	// The legend's frames are taken at the day (within a second of page
+	// time of it: one frame each after the orbits), in the document
+	// stepped to it; the navigator's in a third.
+	dayFrame := view(t, c, c.DayNight.Day).Frame
 	for name, want := range map[string][3]uint8{"biome_mountains": {255, 255, 255}, "biome_desert": {255, 208, 0}, "biome_volcano": {255, 0, 0}, "biome_swamp": {0, 255, 0}} {
 		v := view(t, c, name)
-		if v.Kind != "biome" || v.Document != 3 {
-			t.Errorf("%s: kind %s, document %d", name, v.Kind, v.Document)
+		doc := 2
+		if name == "biome_swamp" {
+			doc = 3
+		}
+		if v.Kind != "biome" || v.Document != doc {
+			t.Errorf("%s: kind %s, document %d, want %d", name, v.Kind, v.Document, doc)
+		}
+		if name != "biome_swamp" && (v.Frame <= dayFrame || v.Frame > dayFrame+int(o.FPS)) {
+			t.Errorf("%s: frame %d, not within a second after the day's frame %d", name, v.Frame, dayFrame)
 		}
 		if p := pixelAt(v.RGB(), 160, 100); p != want {
 			t.Errorf("%s: centre %v, want %v", name, p, want)

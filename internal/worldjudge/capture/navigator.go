@@ -152,7 +152,7 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 				break
 			}
 			st.Result, newFrame = "clicked", true
-			if _, err := k.s.Step(ctx, max(1, int(math.Round(LegendSettleSeconds*k.o.FPS))), false); err != nil {
+			if _, err := k.advance(ctx, max(1, int(math.Round(LegendSettleSeconds*k.o.FPS))), false); err != nil {
 				return ep, pageErr{err}
 			}
 		case call.Name == "orbit":
@@ -181,7 +181,7 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 					return ep, pageErr{err}
 				}
 			}
-			if _, err := k.s.Step(ctx, max(1, int(math.Round(k.o.FPS/2))), false); err != nil {
+			if _, err := k.advance(ctx, max(1, int(math.Round(k.o.FPS/2))), false); err != nil {
 				return ep, pageErr{err}
 			}
 			st.Result, newFrame = fmt.Sprintf("zoomed %d steps", n), true
@@ -196,7 +196,7 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 				return ep, pageErr{err}
 			}
 			ep.View = "biome_" + b.ID
-			if _, err := k.frameAt(ctx, k.s.Frame()+1, ep.View, "biome"); err != nil {
+			if _, err := k.frameAt(ctx, k.frame()+1, ep.View, "biome"); err != nil {
 				return ep, fmt.Errorf("%s: %w", ep.View, pageErr{err})
 			}
 			if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
@@ -262,7 +262,7 @@ func (k *capturer) uiList(ctx context.Context) ([]string, error) {
 // navFrame draws the current frame (UI shown) and returns it as a JPEG
 // NavigatorWidth wide; it is not saved.
 func (k *capturer) navFrame(ctx context.Context) ([]byte, error) {
-	if _, err := k.s.Step(ctx, 1, true); err != nil {
+	if _, err := k.advance(ctx, 1, true); err != nil {
 		return nil, pageErr{err}
 	}
 	px, err := k.s.CanvasPixels(ctx)
