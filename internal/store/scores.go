@@ -108,8 +108,10 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 // and fills them from each trial's document.
 func migratePostgres(ctx context.Context, tx pgx.Tx) error {
 	var has bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
-		WHERE table_schema = current_schema() AND table_name = 'worldprobe_trials' AND column_name = 'design_model')`).Scan(&has); err != nil {
+	// pg_attribute, not information_schema: every store open (each run a
+	// worker serves) asks, and the view costs tens of milliseconds.
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'worldprobe_trials'::regclass AND attname = 'design_model' AND NOT attisdropped)`).Scan(&has); err != nil {
 		return err
 	}
 	if has {
