@@ -108,6 +108,8 @@ type Report struct {
 	// class (score.go).
 	Biomes []BiomeReport `json:"biomes,omitempty"`
 	Lost   *Lost         `json:"lost,omitempty"`
+	// Placement is WC002's reading of the code (place.go); nil offline.
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // Pixels are the pixel measures (measure package, thresholds from the
@@ -632,7 +634,8 @@ func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
 		if p.SeasonShift != nil {
 			hr.Measure = map[string]any{"season_shift": p.SeasonShift}
 		} else {
-			hr.Reason = "unjudged: " + c.SeasonsNote
+			// WorldBench's measure is false without two season frames.
+			hr.Status, hr.Reason = StatusFail, "no season views: "+c.SeasonsNote
 		}
 	}
 }
