@@ -97,7 +97,7 @@ func judgeModelsFile(t *testing.T, url string) string {
 	t.Helper()
 	role := "    provider: openai\n    model: judge-model\n    max_retries: 0\n    base_url: " + url + "/v1\n    key_env: WP_TEST_JUDGE_KEY\n"
 	path := filepath.Join(t.TempDir(), "models.yaml")
-	require.NoError(t, os.WriteFile(path, []byte("allow_unpriced: true\nroles:\n  code_probe:\n"+role+"  evidence_agent:\n"+role+"  blind_identifier:\n"+role+"  visual_judge:\n"+role), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("allow_unpriced: true\nroles:\n  code_probe:\n"+role+"  evidence_agent:\n"+role+"  blind_identifier:\n"+role+"  visual_judge:\n"+role+"  extract:\n"+role), 0o644))
 	return path
 }
 

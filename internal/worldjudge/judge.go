@@ -246,9 +246,8 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"WC002's classify and extract models (a biome covered by its code, its placement)",
 	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
-	"reading: WorldBench's timeUpdate regexes and WC004's axis checks; the evidence agent's location hint from WC002",
+	"reading: WorldBench's timeUpdate regexes (the reference lists only some of their alternatives) and WC004's code-side axis checks (the code probe reports no axis); WC005's same-line look + motion rule",
 	"worldprobe judge mutate",
 }
 

@@ -47,6 +47,19 @@ func ReadPlacement(ctx context.Context, rep *Report, r *rubric.Rubric, c *probe.
 	return nil
 }
 
+// readPlacementWith runs ReadPlacement with the extract role's model when
+// the rubric has WC002.
+func readPlacementWith(ctx context.Context, rep *Report, r *rubric.Rubric, c *probe.Checker, models Models) error {
+	if r.Test("WC002") == nil {
+		return nil
+	}
+	m, err := models.Role(ctx, llm.Extract)
+	if err != nil {
+		return fmt.Errorf("the extract role: %w", err)
+	}
+	return ReadPlacement(ctx, rep, r, c, m)
+}
+
 // ApplyPlacement sets WC002's parts from blind identification and the
 // placement calls: per biome, covered (1 point) when blind identification
 // confirmed it or classify found it present with a layout quote that

@@ -73,11 +73,7 @@ func ReadCode(ctx context.Context, rep *Report, r *rubric.Rubric, html string, m
 	}
 	rep.Mode = "models"
 	ApplyFindings(rep, r, found)
-	em, err := models.Role(ctx, llm.Extract)
-	if err != nil {
-		return fmt.Errorf("the extract role: %w", err)
-	}
-	if err := ReadPlacement(ctx, rep, r, c, em); err != nil {
+	if err := readPlacementWith(ctx, rep, r, c, models); err != nil {
 		return err
 	}
 	if err := Recheck(ctx, rep, r, c, am); err != nil {
