@@ -135,7 +135,10 @@ func biomeCoverage(r *rubric.Rubric, rep *Report) map[string]covState {
 		case l == nil:
 			s = covState{status: result.StatusUnjudged, reason: "not blind-confirmed, and the classify reply left this biome out"}
 		case !l.Present:
-			s = covState{status: StatusFail, reason: "not blind-confirmed, and classify: not present (" + l.Reason + ")"}
+			s = covState{status: StatusFail, reason: "not blind-confirmed, and classify: not present"}
+			if l.Reason != "" {
+				s.reason += " (" + l.Reason + ")"
+			}
 		default:
 			s = covState{status: StatusFail, reason: "not blind-confirmed, and classify: present but " + layoutNote(l)}
 		}
