@@ -79,7 +79,11 @@ With --models FILE (docs/models.md), the model roles judge what needs a model:
     never writes code), and a verified quote earns its half only if its lines
     ran; the evidence agent (evidence_agent: read-only grep and read-lines
     over the source, at most 10 tool calls) looks again at items the frames
-    show but whose code the probe did not find.
+    show but whose code the probe did not find, with WC002's placement code as
+    a location hint; WC002 (extract): classify finds each biome's placement and
+    elevation code (quotes checked as above), extract reads the island's map
+    (neighbours, elevation order); a biome is covered when blind-confirmed or
+    its layout quote earns, placed when covered and its rules hold.
 Refused quotes are listed with why in judge.json and report.html; the score
 closes (280 points, per test and per biome, every lost point classed E1–E4)
 when every half is judged.
@@ -115,7 +119,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	o.engineFlags.register(f)
 	f.StringVar(&o.Rubric, "rubric", "", "rubric folder (its rubric.yaml), e.g. suites/worldbench/island")
 	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged")
-	f.StringVar(&o.ModelsFile, "models", "", "models file giving the code_probe, evidence_agent, blind_identifier and visual_judge roles (navigator optional; docs/models.md); without it, --offline")
+	f.StringVar(&o.ModelsFile, "models", "", "models file giving the code_probe, evidence_agent, extract, blind_identifier and visual_judge roles (navigator optional; docs/models.md); without it, --offline")
 	f.StringVar(&o.Out, "out", "judge", "output folder: OUT/<world>/judge.json, report.html, frames/")
 	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
 	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")

@@ -8,7 +8,7 @@ import (
 
 // judgeRoles are the roles 'worldprobe judge --models' needs: the reading
 // side's and the looking side's.
-var judgeRoles = []llm.Role{llm.CodeProbe, llm.EvidenceAgent, llm.BlindIdentifier, llm.VisualJudge}
+var judgeRoles = []llm.Role{llm.CodeProbe, llm.EvidenceAgent, llm.BlindIdentifier, llm.VisualJudge, llm.Extract}
 
 // judgeModels are the model roles of 'worldprobe judge': nil with
 // --offline; else the models file, whose judgeRoles must each have a model
@@ -22,7 +22,7 @@ func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (*llm.Registry, er
 	case o.Offline:
 		return nil, nil
 	case o.ModelsFile == "":
-		return nil, usageErr("judge needs --models FILE (a models file giving the code_probe, evidence_agent, blind_identifier and visual_judge roles a model; docs/models.md), or --offline to judge without models (every model half unjudged)")
+		return nil, usageErr("judge needs --models FILE (a models file giving the code_probe, evidence_agent, blind_identifier, visual_judge and extract roles a model; docs/models.md), or --offline to judge without models (every model half unjudged)")
 	}
 	reg, _, err := loadModels(io, o.ModelsFile, "", "", false)
 	if err != nil {

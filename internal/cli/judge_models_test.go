@@ -70,6 +70,11 @@ func (p *judgeProvider) serve(t *testing.T) *httptest.Server {
 				items = append(items, string(b))
 			}
 			msg["content"] = "Here are the findings for " + kind + ":\n{\"items\": [" + strings.Join(items, ",\n") + "]}"
+		} else if strings.HasPrefix(user, "The biomes:") {
+			// WC002's classify and extract: a reply neither can read
+			// leaves WC002 unjudged.
+			kind = "extract"
+			msg["content"] = "The biomes are spread over the island."
 		} else if !text {
 			// The looking side's calls carry frames (content parts): a
 			// reply no reader accepts leaves their halves unjudged.
@@ -97,7 +102,7 @@ func judgeModelsFile(t *testing.T, url string) string {
 	t.Helper()
 	role := "    provider: openai\n    model: judge-model\n    max_retries: 0\n    base_url: " + url + "/v1\n    key_env: WP_TEST_JUDGE_KEY\n"
 	path := filepath.Join(t.TempDir(), "models.yaml")
-	require.NoError(t, os.WriteFile(path, []byte("allow_unpriced: true\nroles:\n  code_probe:\n"+role+"  evidence_agent:\n"+role+"  blind_identifier:\n"+role+"  visual_judge:\n"+role), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("allow_unpriced: true\nroles:\n  code_probe:\n"+role+"  evidence_agent:\n"+role+"  blind_identifier:\n"+role+"  visual_judge:\n"+role+"  extract:\n"+role), 0o644))
 	return path
 }
 
@@ -118,12 +123,13 @@ func TestJudgeWithModels(t *testing.T) {
 
 	probes := 0
 	for k, n := range p.calls {
-		if k != "agent" && k != "look" {
+		if k != "agent" && k != "look" && k != "extract" {
 			require.Equal(t, 1, n, k)
 			probes++
 		}
 	}
 	require.Equal(t, 22, probes, "WC001, WC003 × 10 biomes, WC004 × 10 biomes, WC005: %v", p.calls)
+	require.Equal(t, 2, p.calls["extract"], "WC002's classify and extract")
 
 	b, err := os.ReadFile(filepath.Join(out, "isle", "judge.json"))
 	require.NoError(t, err)

@@ -31,6 +31,7 @@ func defaultRoles() map[Role]RoleConfig {
 		BlindIdentifier: {ModelConfig: gpt("gpt-4.1", 0, 1024, 2*time.Minute)},
 		EvidenceAgent:   {ModelConfig: claude(0, 4096, 3*time.Minute)},
 		XRActor:         {ModelConfig: gpt("gpt-4.1-mini", 0.2, 1024, time.Minute)},
+		Extract:         {ModelConfig: gpt("gpt-4.1-mini", 0, 4096, 2*time.Minute)},
 	}
 }
 

@@ -26,11 +26,14 @@ const (
 	EvidenceAgent Role = "evidence_agent"
 	// XRActor drives an XR session adaptively.
 	XRActor Role = "xr_actor"
+	// Extract reads where a world places its regions from its code: the
+	// world judge's WC002 classify and extract calls.
+	Extract Role = "extract"
 )
 
 // Roles returns every role, in a stable order.
 func Roles() []Role {
-	return []Role{Generator, Repairer, Navigator, CodeProbe, VisualJudge, BlindIdentifier, EvidenceAgent, XRActor}
+	return []Role{Generator, Repairer, Navigator, CodeProbe, VisualJudge, BlindIdentifier, EvidenceAgent, XRActor, Extract}
 }
 
 // Valid reports whether r is one of [Roles].

@@ -108,6 +108,8 @@ type Report struct {
 	// class (score.go).
 	Biomes []BiomeReport `json:"biomes,omitempty"`
 	Lost   *Lost         `json:"lost,omitempty"`
+	// Placement is WC002's reading of the code (place.go); nil offline.
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // Pixels are the pixel measures (measure package, thresholds from the
@@ -244,9 +246,8 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"WC002's classify and extract models (a biome covered by its code, its placement)",
 	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
-	"reading: WorldBench's timeUpdate regexes and WC004's axis checks; the evidence agent's location hint from WC002",
+	"reading: WorldBench's timeUpdate regexes (the reference lists only some of their alternatives) and WC004's code-side axis checks (the code probe reports no axis); WC005's same-line look + motion rule",
 }
 
 // Judge captures the world at path into dir and grades it. The error is
@@ -631,7 +632,8 @@ func sightWC005(hr *HalfReport, it rubric.Item, c *capture.Capture, p Pixels) {
 		if p.SeasonShift != nil {
 			hr.Measure = map[string]any{"season_shift": p.SeasonShift}
 		} else {
-			hr.Reason = "unjudged: " + c.SeasonsNote
+			// WorldBench's measure is false without two season frames.
+			hr.Status, hr.Reason = StatusFail, "no season views: "+c.SeasonsNote
 		}
 	}
 }

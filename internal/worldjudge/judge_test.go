@@ -56,8 +56,9 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 	if len(p.TintVsDay) != 1 || p.TintVsDay["time_01"] != 0.193 || !*p.DuskDawnTint {
 		t.Fatalf("tint %v", p.TintVsDay)
 	}
-	// Only WC005's three pixel halves have verdicts: 3 × (2 points × ½).
-	if rep.Score.Max != 280 || rep.Score.Judged != 3 || rep.Score.EarnedOfJudged != 3 || rep.Score.Unjudged != 277 || rep.Score.Earned != nil {
+	// Only WC005's four pixel halves have verdicts, 2 points × ½ each:
+	// three pass, and the season tint fails (no season views).
+	if rep.Score.Max != 280 || rep.Score.Judged != 4 || rep.Score.EarnedOfJudged != 3 || rep.Score.Unjudged != 276 || rep.Score.Earned != nil {
 		t.Fatalf("score %+v", rep.Score)
 	}
 	for _, tr := range rep.Tests {
@@ -89,7 +90,7 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{"light_follows_sun": "pass", "night_dimming": "pass", "dusk_dawn_tint": "pass", "season_world_tint": "unjudged", "season_cycle": "unjudged", "sky_or_fog_day_cycle": "unjudged"}
+	want := map[string]string{"light_follows_sun": "pass", "night_dimming": "pass", "dusk_dawn_tint": "pass", "season_world_tint": "fail", "season_cycle": "unjudged", "sky_or_fog_day_cycle": "unjudged"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("WC005 %s sight %q, want %q", k, got[k], v)
@@ -121,7 +122,7 @@ func TestGradeOfflineLeavesModelHalvesOpen(t *testing.T) {
 		t.Fatalf("judge.json: %v %v", err, back["status"])
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
-	if !strings.Contains(string(html), `src="`) && len(c.Views) > 0 || !strings.Contains(string(html), "unjudged 277") {
+	if !strings.Contains(string(html), `src="`) && len(c.Views) > 0 || !strings.Contains(string(html), "unjudged 276") {
 		t.Fatalf("report.html lacks frames or the open score")
 	}
 	if !strings.Contains(string(html), `content="default-src 'none';`) {

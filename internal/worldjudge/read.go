@@ -38,8 +38,9 @@ const MaxHunts = 12
 // ReadCode is the reading side with models: the code probe quotes the
 // world's source for every item with a code half (one call per test and
 // biome), each quote is checked (source text, repaired once by picked
-// line numbers, then run), the code halves get their verdicts, the
-// evidence agent looks again at items whose sight half passed but whose
+// line numbers, then run), the code halves get their verdicts, WC002's
+// classify and extract calls judge coverage and placement (place.go), the
+// evidence agent (with WC002's placement code as its location hint) looks again at items whose sight half passed but whose
 // code half failed, and the tallies are summed again (the score stays open
 // while any half is unjudged). The error is for a fatal model error (a bad
 // key, a spent budget is not one) or a cancelled context.
@@ -72,6 +73,9 @@ func ReadCode(ctx context.Context, rep *Report, r *rubric.Rubric, html string, m
 	}
 	rep.Mode = "models"
 	ApplyFindings(rep, r, found)
+	if err := readPlacementWith(ctx, rep, r, c, models); err != nil {
+		return err
+	}
 	if err := Recheck(ctx, rep, r, c, am); err != nil {
 		return err
 	}
@@ -418,6 +422,7 @@ func Recheck(ctx context.Context, rep *Report, r *rubric.Rubric, c *probe.Checke
 				continue
 			}
 			hunts++
+			in.LocationHint = locationHint(rep, ir.Biome)
 			h, err := probe.HuntEvidence(ctx, m, c, in)
 			if err != nil {
 				return err

@@ -85,6 +85,7 @@ visual_judge      openai     gpt-4.1            https://api.openai.com/v1/  OPEN
 blind_identifier  openai     gpt-4.1            https://api.openai.com/v1/  OPENAI_API_KEY set         table  -
 evidence_agent    anthropic  claude-sonnet-4-5  https://api.anthropic.com/  ANTHROPIC_API_KEY missing  table  -
 xr_actor          openai     gpt-4.1-mini       https://api.openai.com/v1/  OPENAI_API_KEY set         table  -
+extract           openai     gpt-4.1-mini       https://api.openai.com/v1/  OPENAI_API_KEY set         table  -
 `, out)
 	require.NotContains(t, out, secret)
 }
