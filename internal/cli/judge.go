@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pool"
@@ -121,34 +122,50 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f.BoolVar(&o.Offline, "offline", false, "judge without models: model halves stay unjudged")
 	f.StringVar(&o.ModelsFile, "models", "", "models file giving the code_probe, evidence_agent, extract, blind_identifier and visual_judge roles (navigator optional; docs/models.md); without it, --offline")
 	f.StringVar(&o.Out, "out", "judge", "output folder: OUT/<world>/judge.json, report.html, frames/")
-	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
-	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")
-	f.IntVar(&o.Samples, "samples", 12, "drawn time samples over the horizon (at least 2)")
-	f.Uint32Var(&o.Seed, "seed", 1, "seed of Math.random and crypto.getRandomValues")
+	o.registerCapture(f)
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
 	f.BoolVar(&o.RealTime, "real-time", false, "capture on the page's real clock, sleeping real time wherever page time passes, as WorldBench does: for measuring what the virtual clock saves only (frames not reproducible; docs/PERFORMANCE.md)")
-	f.StringVar(&o.Viewport, "viewport", "", "viewport WIDTHxHEIGHT in CSS pixels (default: the rubric's, 1280x800 for WorldBench)")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "longest a world may keep control in one call (loading, a chunk of frames); past it its capture stops with a reason")
 	cmd.AddCommand(NewCmdJudgeMutate(io))
 	return cmd
 }
 
-func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
+// registerCapture registers the flags that say how a world is captured,
+// shared by judge and judge mutate.
+func (o *JudgeOptions) registerCapture(f *pflag.FlagSet) {
+	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
+	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing: 20 steps 50 ms a frame, which worlds clamping their delta time to 0.05 s follow exactly; fewer frames are cheaper but such worlds then run slower than page time")
+	f.IntVar(&o.Samples, "samples", 12, "drawn time samples over the horizon (at least 2)")
+	f.Uint32Var(&o.Seed, "seed", 1, "seed of Math.random and crypto.getRandomValues")
+	f.StringVar(&o.Viewport, "viewport", "", "viewport WIDTHxHEIGHT in CSS pixels (default: the rubric's, 1280x800 for WorldBench)")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "longest a world may keep control in one call (loading, a chunk of frames); past it its capture stops with a reason")
+}
+
+// checkCapture checks --rubric and the capture flags of command and loads
+// the rubric; every error is a usage error.
+func (o *JudgeOptions) checkCapture(command string) (*rubric.Rubric, error) {
 	if o.Rubric == "" {
-		return usageErr("judge needs --rubric DIR (e.g. suites/worldbench/island)")
+		return nil, usageErr("%s needs --rubric DIR (e.g. suites/worldbench/island)", command)
 	}
 	if o.FPS <= 0 || o.FPS > 1000 {
-		return usageErr("--fps must be in (0, 1000]")
+		return nil, usageErr("--fps must be in (0, 1000]")
 	}
 	if o.Horizon <= 0 || o.Samples < 2 {
-		return usageErr("--horizon must be positive and --samples at least 2")
+		return nil, usageErr("--horizon must be positive and --samples at least 2")
 	}
 	if o.Timeout <= 0 {
-		return usageErr("--timeout must be positive")
+		return nil, usageErr("--timeout must be positive")
 	}
 	r, err := rubric.Load(o.Rubric)
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, usageErr("%v", err)
+	}
+	return r, nil
+}
+
+func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
+	r, err := o.checkCapture("judge")
+	if err != nil {
+		return err
 	}
 	models, err := judgeModels(ctx, io, o)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/mutate"
-	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
 // JudgeMutateOptions are the flags of 'worldprobe judge mutate'.
@@ -91,25 +89,14 @@ written into OUT, so a world that loads files relative to itself loses them.
 	f.StringVar(&o.ModelsFile, "models", "", "models file giving the judge's roles (docs/models.md); without it, --offline")
 	f.StringVar(&o.Out, "out", "mutate", "output folder")
 	f.StringArrayVar(&o.Functions, "function", nil, "a builder function to remove (repeatable); default: from the code probe's quotes (--models) or the rubric's keyword hints (--offline)")
-	f.Float64Var(&o.Horizon, "horizon", 120, "seconds of page time the day-cycle pass samples")
-	f.Float64Var(&o.FPS, "fps", 20, "virtual frames per second while capturing")
-	f.IntVar(&o.Samples, "samples", 12, "drawn time samples over the horizon (at least 2)")
-	f.Uint32Var(&o.Seed, "seed", 1, "seed of Math.random and crypto.getRandomValues")
-	f.StringVar(&o.Viewport, "viewport", "", "viewport WIDTHxHEIGHT in CSS pixels (default: the rubric's)")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "longest a world may keep control in one call")
+	o.registerCapture(f)
 	return cmd
 }
 
 func runJudgeMutate(ctx context.Context, io IO, o *JudgeMutateOptions) error {
-	if o.Rubric == "" {
-		return usageErr("judge mutate needs --rubric DIR (e.g. suites/worldbench/island)")
-	}
-	if o.FPS <= 0 || o.FPS > 1000 || o.Horizon <= 0 || o.Samples < 2 || o.Timeout <= 0 {
-		return usageErr("--fps must be in (0, 1000], --horizon and --timeout positive, --samples at least 2")
-	}
-	r, err := rubric.Load(o.Rubric)
+	r, err := o.checkCapture("judge mutate")
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	world, err := worldFile(o.Worlds[0])
 	if err != nil {
