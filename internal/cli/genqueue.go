@@ -49,19 +49,11 @@ func (f *genQueueFlags) register(fs *pflag.FlagSet) {
 func (f *genQueueFlags) on() bool { return f.DB != "" || f.Executor == "river" }
 
 func (f *genQueueFlags) check(jobs int) error {
-	switch f.Executor {
-	case "pool", "river":
-	default:
-		return usageErr("--executor %q: pool or river", f.Executor)
-	}
-	if f.DB != "" && !store.IsPostgresURL(f.DB) {
-		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", store.RedactURL(f.DB))
+	if err := checkExecutor(f.Executor, f.DB, jobs, "generate"); err != nil {
+		return err
 	}
 	if f.Judge != "" && f.DB == "" {
 		return usageErr("--judge RUN enqueues trials for 'worker --db': it needs --db")
-	}
-	if jobs < 0 || f.DB == "" && jobs < 1 {
-		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers generate)")
 	}
 	return f.rescue.check()
 }

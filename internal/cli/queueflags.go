@@ -48,18 +48,28 @@ func (f *queueFlags) register(fs *pflag.FlagSet) {
 	f.artifacts.register(fs, "with River: copy each judged trial's folder into `WHERE` too, a folder or s3://BUCKET/PREFIX (endpoint and keys from $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), under the run folder's path, for 'serve --artifacts' (docs/scale-out.md)")
 }
 
-// check validates the flags with --jobs.
-func (f *queueFlags) check(jobs int) error {
-	switch f.Executor {
+// checkExecutor validates --executor, --db and --jobs, which run and gen
+// share; workers is what --jobs 0 leaves to 'worldprobe worker' ("judge",
+// "generate").
+func checkExecutor(executor, db string, jobs int, workers string) error {
+	switch executor {
 	case "pool", "river":
 	default:
-		return usageErr("--executor %q: pool or river", f.Executor)
+		return usageErr("--executor %q: pool or river", executor)
 	}
-	if f.DB != "" && !store.IsPostgresURL(f.DB) {
-		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", store.RedactURL(f.DB))
+	if db != "" && !store.IsPostgresURL(db) {
+		return usageErr("--db %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE", store.RedactURL(db))
 	}
-	if jobs < 0 || f.DB == "" && jobs < 1 {
-		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers judge)")
+	if jobs < 0 || db == "" && jobs < 1 {
+		return usageErr("--jobs must be at least 1 (0 only with --db: enqueue and let workers %s)", workers)
+	}
+	return nil
+}
+
+// check validates the flags with --jobs.
+func (f *queueFlags) check(jobs int) error {
+	if err := checkExecutor(f.Executor, f.DB, jobs, "judge"); err != nil {
+		return err
 	}
 	if f.artifacts.Where != "" && f.DB == "" && f.Executor != "river" {
 		return usageErr("--artifacts is copied into by River's workers: it needs --db or --executor river")
