@@ -62,55 +62,24 @@ func Builders(page []byte) (out []Builder, skipped []string) {
 }
 
 func (s *script) builders() []Builder {
-	type def struct {
-		name       string
-		decl, body int
-	}
-	var order []*js.Var
-	defs := map[*js.Var]def{}
-	s.each(func(i int, n js.INode) {
-		switch n := n.(type) {
-		case *js.FuncDecl:
-			if n.Name != nil && (s.nodes[i].role == rList || s.nodes[i].role == rBody) {
-				v := resolve(n.Name)
-				if _, dup := defs[v]; !dup {
-					order = append(order, v)
-					defs[v] = def{string(n.Name.Data), i, s.index[&n.Body]}
-				}
-			}
-		case *js.BindingElement:
-			v, ok := n.Binding.(*js.Var)
-			if !ok || n.Default == nil {
-				return
-			}
-			var body *js.BlockStmt
-			switch f := n.Default.(type) {
-			case *js.FuncDecl:
-				body = &f.Body
-			case *js.ArrowFunc:
-				body = &f.Body
-			default:
-				return
-			}
-			b, ok := s.index[body]
-			if !ok || s.nodes[b].braceless {
-				return
-			}
-			rv := resolve(v)
-			if _, dup := defs[rv]; !dup {
-				order = append(order, rv)
-				defs[rv] = def{string(v.Data), i, b}
-			}
+	// A function bound to a name counts when its body is a block (an
+	// expression-bodied arrow function has none to empty).
+	order, defs := s.funcDefs(func(d funcDef) bool {
+		if _, isDecl := s.nodes[d.decl].n.(*js.FuncDecl); isDecl {
+			return true
 		}
+		b, ok := s.index[d.body]
+		return ok && !s.nodes[b].braceless
 	})
 	out := make([]Builder, 0, len(order))
 	byVar := map[*js.Var]int{}
 	for _, v := range order {
 		d := defs[v]
-		b := s.nodes[d.body]
+		body := s.index[d.body]
+		b := s.nodes[body]
 		byVar[v] = len(out)
 		out = append(out, Builder{Name: d.name, From: s.line(s.nodes[d.decl].start), To: s.line(s.nodes[d.decl].end - 1),
-			BodyFrom: s.line(b.start), BodyTo: s.line(b.end - 1), sc: s, body: d.body})
+			BodyFrom: s.line(b.start), BodyTo: s.line(b.end - 1), sc: s, body: body})
 	}
 	inside := func(i, body int) bool {
 		return s.nodes[body].start <= s.nodes[i].start && s.nodes[i].end <= s.nodes[body].end
@@ -229,21 +198,17 @@ func Remove(page []byte, name, how string) ([]byte, string, error) {
 		if len(b.calls) == 0 {
 			return nil, "", fmt.Errorf("%s() is never called by a statement: it is dead already", name)
 		}
-		for _, i := range b.calls {
-			if how == RemoveDead {
-				e := s.deleteStmt(i)
-				if k := len(c.edits) - 1; k >= 0 && e.start < c.edits[k].end {
-					e.start = c.edits[k].end
+		if how == RemoveDead {
+			c.edits = s.deleteStmts(b.calls)
+		} else {
+			for _, i := range b.calls {
+				nd := s.nodes[i]
+				text := string(s.src[nd.start:nd.end])
+				if !strings.HasSuffix(text, ";") && !strings.HasSuffix(text, "}") {
+					text += ";"
 				}
-				c.edits = append(c.edits, e)
-				continue
+				c.edits = append(c.edits, edit{nd.start, nd.end, "if (false) { " + text + " }"})
 			}
-			nd := s.nodes[i]
-			text := string(s.src[nd.start:nd.end])
-			if !strings.HasSuffix(text, ";") && !strings.HasSuffix(text, "}") {
-				text += ";"
-			}
-			c.edits = append(c.edits, edit{nd.start, nd.end, "if (false) { " + text + " }"})
 		}
 		verb := "delete its call statements"
 		if how == RemoveDisabled {

@@ -823,38 +823,71 @@ func findDeleteCall(s *script) []candidate {
 
 // ---- 8. dead-function ----
 
-func findDeadFunction(s *script) []candidate {
-	type fn struct {
-		name string
-		decl int
+// funcDef is a named function definition of a script: a function
+// declaration in a statement list, or a binding whose default is a
+// function or arrow function.
+type funcDef struct {
+	name string
+	decl int           // its entry: the declaration or the binding
+	body *js.BlockStmt // the function's body
+}
+
+// funcDefs lists the script's named function definitions in source order,
+// the first of each variable that keep accepts (nil: all), by resolved
+// variable.
+func (s *script) funcDefs(keep func(funcDef) bool) (order []*js.Var, defs map[*js.Var]funcDef) {
+	defs = map[*js.Var]funcDef{}
+	add := func(v *js.Var, d funcDef) {
+		if keep != nil && !keep(d) {
+			return
+		}
+		if _, dup := defs[v]; !dup {
+			order = append(order, v)
+			defs[v] = d
+		}
 	}
-	var fns []*js.Var
-	info := map[*js.Var]fn{}
-	calls := map[*js.Var][]int{}
 	s.each(func(i int, n js.INode) {
 		switch n := n.(type) {
 		case *js.FuncDecl:
 			if n.Name != nil && (s.nodes[i].role == rList || s.nodes[i].role == rBody) {
-				v := resolve(n.Name)
-				if _, dup := info[v]; !dup {
-					fns = append(fns, v)
-					info[v] = fn{string(n.Name.Data), i}
-				}
+				add(resolve(n.Name), funcDef{string(n.Name.Data), i, &n.Body})
 			}
 		case *js.BindingElement:
 			v, ok := n.Binding.(*js.Var)
 			if !ok || n.Default == nil {
 				return
 			}
-			switch n.Default.(type) {
-			case *js.ArrowFunc, *js.FuncDecl:
-				rv := resolve(v)
-				if _, dup := info[rv]; !dup {
-					fns = append(fns, rv)
-					info[rv] = fn{string(v.Data), i}
-				}
+			switch f := n.Default.(type) {
+			case *js.FuncDecl:
+				add(resolve(v), funcDef{string(v.Data), i, &f.Body})
+			case *js.ArrowFunc:
+				add(resolve(v), funcDef{string(v.Data), i, &f.Body})
 			}
-		case *js.ExprStmt:
+		}
+	})
+	return order, defs
+}
+
+// deleteStmts are the edits deleting statements in order: two deletions
+// on one line may both claim the blanks between them, so each starts
+// where the one before ended.
+func (s *script) deleteStmts(stmts []int) []edit {
+	var edits []edit
+	for _, i := range stmts {
+		e := s.deleteStmt(i)
+		if k := len(edits) - 1; k >= 0 && e.start < edits[k].end {
+			e.start = edits[k].end
+		}
+		edits = append(edits, e)
+	}
+	return edits
+}
+
+func findDeadFunction(s *script) []candidate {
+	fns, info := s.funcDefs(nil)
+	calls := map[*js.Var][]int{}
+	s.each(func(i int, n js.INode) {
+		if n, ok := n.(*js.ExprStmt); ok {
 			if c, ok := n.Value.(*js.CallExpr); ok {
 				if v, ok := c.X.(*js.Var); ok {
 					rv := resolve(v)
@@ -882,15 +915,7 @@ func findDeadFunction(s *script) []candidate {
 		if len(top) < 2 {
 			continue
 		}
-		var edits []edit
-		for _, c := range top {
-			e := s.deleteStmt(c)
-			// two deletions on one line may both claim the blanks between them
-			if k := len(edits) - 1; k >= 0 && e.start < edits[k].end {
-				e.start = edits[k].end
-			}
-			edits = append(edits, e)
-		}
+		edits := s.deleteStmts(top)
 		f := info[v]
 		out = append(out, candidate{pos: s.nodes[top[0]].start,
 			desc:  fmt.Sprintf("dead function %s() (line %d): delete its %d call statements, keep the declaration", f.name, s.line(s.nodes[f.decl].start), len(top)),
