@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pool"
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
@@ -171,15 +170,9 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	if err != nil {
 		return err
 	}
-	var look worldjudge.LookModels
-	var navigator llm.Model
-	if models != nil {
-		if look, err = worldjudge.NewLookModels(ctx, models); err != nil {
-			return usageErr("--models %s: %v", o.ModelsFile, err)
-		}
-		if navigator, err = models.Role(ctx, llm.Navigator); err != nil {
-			navigator = nil // optional: without it, the legend alone frames biomes
-		}
+	look, navigator, err := worldRoles(ctx, models, o.ModelsFile)
+	if err != nil {
+		return err
 	}
 	worlds := make([]string, len(o.Worlds))
 	names := make([]string, len(o.Worlds))

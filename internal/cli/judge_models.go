@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // judgeRoles are the roles 'worldprobe judge --models' needs: the reading
@@ -38,4 +39,23 @@ func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (*llm.Registry, er
 		}
 	}
 	return reg, nil
+}
+
+// worldRoles takes the world judge's looking roles from models (nil:
+// offline, none) and the optional navigator (nil without it: the legend
+// alone frames biomes). A missing looking role is a usage error naming
+// modelsFile.
+func worldRoles(ctx context.Context, models *llm.Registry, modelsFile string) (worldjudge.LookModels, llm.Model, error) {
+	if models == nil {
+		return worldjudge.LookModels{}, nil, nil
+	}
+	look, err := worldjudge.NewLookModels(ctx, models)
+	if err != nil {
+		return worldjudge.LookModels{}, nil, usageErr("--models %s: %v", modelsFile, err)
+	}
+	navigator, err := models.Role(ctx, llm.Navigator)
+	if err != nil {
+		navigator = nil
+	}
+	return look, navigator, nil
 }

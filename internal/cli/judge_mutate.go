@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/worldprobe/worldprobe/internal/llm"
 	jsmutate "github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/capture"
@@ -126,13 +125,10 @@ func runJudgeMutate(ctx context.Context, io IO, o *JudgeMutateOptions) error {
 	copts := capture.DefaultOptions(r.Pixels)
 	copts.Horizon, copts.Samples, copts.Seed, copts.FPS, copts.CallTimeout = o.Horizon, o.Samples, o.Seed, o.FPS, o.Timeout
 	if models != nil {
-		jo.Models = models
-		if jo.Look, err = worldjudge.NewLookModels(ctx, models); err != nil {
-			return usageErr("--models %s: %v", o.ModelsFile, err)
-		}
-		if nav, err := models.Role(ctx, llm.Navigator); err == nil {
-			copts.Navigator = nav
-		}
+		jo.Models = models // an interface: never a typed nil
+	}
+	if jo.Look, copts.Navigator, err = worldRoles(ctx, models, o.ModelsFile); err != nil {
+		return err
 	}
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()

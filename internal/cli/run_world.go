@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
-	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/resolve"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
@@ -28,13 +27,10 @@ func worldJudges(ctx context.Context, io IO, o *RunOptions, tasks []*task.Task, 
 	}
 	jo := worldjudge.Options{Offline: models == nil}
 	if models != nil {
-		jo.Models = models
-		if jo.Look, err = worldjudge.NewLookModels(ctx, models); err != nil {
-			return nil, usageErr("--models %s: %v", o.looks.ModelsFile, err)
-		}
-		if nav, err := models.Role(ctx, llm.Navigator); err == nil {
-			jo.Capture.Navigator = nav // optional: without it the legend alone frames biomes
-		}
+		jo.Models = models // an interface: never a typed nil
+	}
+	if jo.Look, jo.Capture.Navigator, err = worldRoles(ctx, models, o.looks.ModelsFile); err != nil {
+		return nil, err
 	}
 	return worldjudge.TrialJudges(b, res, jo), nil
 }
