@@ -295,20 +295,25 @@ func TestBenchModelsOneSuite(t *testing.T) {
 // TestBenchModelsOverTheStarterSuite: the one command from two recorded
 // models to a leaderboard over the whole starter suite (make
 // bench-starter), every trial's verdict as testdata/starter-bench.golden
-// says (-update writes it); slow: 93 trials.
+// says (-update writes it); slow: three trials a task (the oracle and the
+// two models), 120 for the suite's 40 tasks.
 func TestBenchModelsOverTheStarterSuite(t *testing.T) {
 	testenv.Slow(t)
 	out := t.TempDir()
 	ctx := context.Background()
+	tasks, err := task.LoadSuite(filepath.Join("..", "..", "suites", "starter"))
+	require.NoError(t, err)
+	trials := 3 * len(tasks)
 	code, stdout, stderr := executeIn(ctx, nil, "bench-models", filepath.Join("..", "..", "suites", "starter"),
 		"--model", demoModelA, "--model", demoModelB, "--replay", filepath.Join(demoGenDir, "recordings"),
 		"--oracle", "--out", out, "--web", webDir(t))
 	require.Equal(t, ExitOK, code, "stderr: %s", stderr)
-	require.Contains(t, stdout, "93 trials (93 run, 0 kept)")
+	require.Contains(t, stdout, fmt.Sprintf("%d trials (%d run, 0 kept)", trials, trials))
 
 	var lines []string
 	files, err := filepath.Glob(filepath.Join(out, "run", "trials", "*", "result.json"))
 	require.NoError(t, err)
+	require.Len(t, files, trials)
 	for _, f := range files {
 		var r struct {
 			Task, Model, Outcome, Attribution string

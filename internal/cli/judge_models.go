@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/worldjudge"
@@ -44,7 +45,10 @@ func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (*llm.Registry, er
 // worldRoles takes the world judge's looking roles from models (nil:
 // offline, none) and the optional navigator (nil without it: the legend
 // alone frames biomes). A missing looking role is a usage error naming
-// modelsFile.
+// modelsFile, and so is a navigator the file configures that cannot be
+// used (its key unset, a model the provider does not know); the built-in
+// navigator default without its key is only logged, since the navigator
+// is optional.
 func worldRoles(ctx context.Context, models *llm.Registry, modelsFile string) (worldjudge.LookModels, llm.Model, error) {
 	if models == nil {
 		return worldjudge.LookModels{}, nil, nil
@@ -53,9 +57,28 @@ func worldRoles(ctx context.Context, models *llm.Registry, modelsFile string) (w
 	if err != nil {
 		return worldjudge.LookModels{}, nil, usageErr("--models %s: %v", modelsFile, err)
 	}
-	navigator, err := models.Role(ctx, llm.Navigator)
+	navigator, err := optionalRole(ctx, models, llm.Navigator)
 	if err != nil {
-		navigator = nil
+		return worldjudge.LookModels{}, nil, usageErr("--models %s: %v (the navigator is optional: leave its role out to frame biomes by the legend alone)", modelsFile, err)
 	}
 	return look, navigator, nil
+}
+
+// optionalRole is role's model, or nil when the models file leaves the
+// role out and its built-in default cannot be used here (no API key). A
+// role the file configures must work: its error is returned.
+func optionalRole(ctx context.Context, models *llm.Registry, role llm.Role) (llm.Model, error) {
+	if _, configured := models.Config().Roles[role]; configured {
+		return models.Role(ctx, role)
+	}
+	info, name, noKey, err := roleModelInfo(ctx, models, role, "")
+	if err != nil {
+		return nil, err
+	}
+	if noKey {
+		slog.InfoContext(ctx, "optional model role left out: its default model has no API key",
+			slog.String("role", string(role)), slog.String("model", name), slog.String("key_env", info.KeyEnv))
+		return nil, nil
+	}
+	return models.Role(ctx, role)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/worldprobe/worldprobe/internal/llm"
 )
 
 // judgeProvider answers the judge's model calls as OpenAI does, by what
@@ -225,4 +228,42 @@ func TestJudgeModelsUsage(t *testing.T) {
 	code, _, errOut = execute(t, "judge", "--rubric", rub, "--models", mf, world)
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errOut, "the code_probe role's model openai/judge-model needs an API key in $WP_TEST_JUDGE_KEY, which is not set")
+}
+
+// TestWorldRolesNavigator: the navigator is optional — left out of the
+// models file with its default model's key unset, the judge goes on
+// without it; configured in the file, it must work: its key unset is a
+// usage error naming the file and the role, and with the key it is used.
+func TestWorldRolesNavigator(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("WP_TEST_JUDGE_KEY", "sk-judge-test")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("WP_TEST_NAV_KEY", "")
+	base := judgeModelsFile(t, "http://127.0.0.1:1")
+	b, err := os.ReadFile(base)
+	require.NoError(t, err)
+	withNavigator := filepath.Join(t.TempDir(), "models.yaml")
+	require.NoError(t, os.WriteFile(withNavigator, append(b, []byte("  navigator:\n    provider: openai\n    model: nav-model\n    base_url: http://127.0.0.1:1/v1\n    key_env: WP_TEST_NAV_KEY\n")...), 0o644))
+
+	reg, err := llm.Load(base, os.Getenv)
+	require.NoError(t, err)
+	_, navigator, err := worldRoles(ctx, reg, base)
+	require.NoError(t, err)
+	require.Nil(t, navigator, "the default navigator has no key: left out")
+
+	reg, err = llm.Load(withNavigator, os.Getenv)
+	require.NoError(t, err)
+	_, navigator, err = worldRoles(ctx, reg, withNavigator)
+	require.Nil(t, navigator)
+	require.Equal(t, ExitUsage, exitCodeOf(ctx, err))
+	require.ErrorContains(t, err, "--models "+withNavigator+": ")
+	require.ErrorContains(t, err, "WP_TEST_NAV_KEY")
+	require.ErrorContains(t, err, "navigator")
+
+	t.Setenv("WP_TEST_NAV_KEY", "sk-nav-test")
+	reg, err = llm.Load(withNavigator, os.Getenv)
+	require.NoError(t, err)
+	_, navigator, err = worldRoles(ctx, reg, withNavigator)
+	require.NoError(t, err)
+	require.NotNil(t, navigator)
 }
