@@ -207,13 +207,17 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	}
 	defer b.Close()
 	defer b.WriteCPULedger(io.ErrOut) // only with WORLDPROBE_CPU_LEDGER set
+	jo := worldjudge.Options{Rubric: r, Capture: copts, Offline: models == nil, Look: look}
+	if models != nil { // never a typed nil in the interface
+		jo.Models = models
+	}
 	failed, overloaded := 0, 0
 	err = pool.Map(ctx, b.Jobs(), len(worlds), func(ctx context.Context, i int) (*worldjudge.Report, error) {
 		dir := filepath.Join(o.Out, names[i])
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("making %s: %w", dir, err)
 		}
-		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, worldjudge.Options{Rubric: r, Capture: copts, Offline: models == nil, Models: models, Look: look})
+		rep, err := worldjudge.Judge(ctx, b, res, worlds[i], dir, jo)
 		if err != nil {
 			return nil, fmt.Errorf("judging %s: %w", worlds[i], err)
 		}
