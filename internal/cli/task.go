@@ -14,9 +14,11 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/pool"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/taskcheck"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // NewCmdTask groups the task authoring commands.
@@ -126,6 +128,11 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	}
 	defer os.RemoveAll(work)
 	judge := &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
+	if worldJudged(tasks) {
+		// A task judged against a rubric: its worlds are judged offline
+		// (no model: the capture, frames, pixels and coverage).
+		judge.World = worldjudge.TrialJudges(b, res, worldjudge.Options{Offline: true})
+	}
 	copts := taskcheck.Options{Mutants: !o.NoMutants, OnlyMutants: o.OnlyMutants, Jobs: b.Jobs(),
 		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators, IDs: o.MutantIDs}}
 	var mu sync.Mutex
@@ -290,6 +297,14 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 	}
 	for _, r := range reports {
+		if w := r.World; w != nil {
+			fmt.Fprintf(io.Out, "\n%s: world judged offline: %s, %d frames, %s; %s\n", r.Task, w.Status, w.Frames, w.Coverage, worldScoreText(w.Score))
+		}
+		if r.Partial != "" {
+			fmt.Fprintf(io.Out, "%s: %s\n", r.Task, r.Partial)
+		}
+	}
+	for _, r := range reports {
 		if r.Scaffold != nil {
 			fmt.Fprintf(io.Out, "\n%s: scaffold %s\n", r.Task, scaffoldSummary(r.Scaffold))
 			for _, p := range r.Scaffold.Probes {
@@ -307,6 +322,15 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 			}
 		}
 	}
+}
+
+// worldScoreText says a world score: "212.5/280", or "open: 2 judged
+// (earned 2), 2 unjudged of 4".
+func worldScoreText(s result.WorldScore) string {
+	if s.Earned != nil {
+		return fmt.Sprintf("score %g/%g", *s.Earned, s.Max)
+	}
+	return fmt.Sprintf("score open: %g judged (earned %g), %g unjudged of %g", s.Judged, s.EarnedOfJudged, s.Unjudged, s.Max)
 }
 
 // scaffoldSummary counts a scaffold check's labelled probes that did what
