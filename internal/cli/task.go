@@ -78,6 +78,11 @@ tasks; --task keeps those whose ids match a glob):
     passes and read exactly the reference's states, scene summaries and pixels
     (excluded); otherwise it survived, and the contract is too weak. A task is
     hardened when no mutant survives; survivors are printed with their diffs.
+A task judged against a rubric (task.yaml judge:) has no contract: its rubric
+must load, its reference and alternates are judged offline by the world judge
+twice (complete, with frames and coverage, identical state hashes), its
+fixtures must fail the rubric tests their expect.yaml names, and no mutants
+are made (docs/judge.md).
 ` + exitStatusHelp("every task is clean and hardened", "any is not"),
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
   worldprobe task check --no-mutants suites/starter
