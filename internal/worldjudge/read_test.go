@@ -206,10 +206,13 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Nil(t, wc4.Earned, "WC004's sight halves are unjudged")
 	require.Equal(t, 2.0, wc4.Judged)
 	require.Equal(t, 2.0, wc4.Unjudged)
-	require.NotNil(t, wc5.Earned, "the leak is proven by code: the sight half cannot undo it")
-	require.Equal(t, 0.0, *wc5.Earned, "2 earned, 2 for the leak")
-	require.Equal(t, "fail", wc5.Forbidden[0].Halves[0].Status)
-	require.Equal(t, "it leaks: the look quote verified (whole) at HTML lines 60, ran", wc5.Forbidden[0].Halves[0].Reason)
+	// A light offered as the forbidden stars or sky dome is source text
+	// that ran, but builds neither: WC005's star-or-dome pattern refuses
+	// it, so no leak is proven and the test waits for its sight half.
+	require.Nil(t, wc5.Earned, "the forbidden item's sight half is unjudged")
+	require.Equal(t, 2.0, wc5.EarnedOfJudged)
+	require.Equal(t, "pass", wc5.Forbidden[0].Halves[0].Status)
+	require.Equal(t, "no leak proven: the look quote refused: not_star_or_dome (the quote builds no stars, starfield, sky dome or atmosphere (no match of WC005's star-or-dome pattern))", wc5.Forbidden[0].Halves[0].Reason)
 	nd := wc5.Items[0].Halves[0]
 	require.NotNil(t, nd.Hunt)
 	require.Equal(t, "look quote (evidence agent) verified (whole) at HTML lines 76, ran", nd.Reason)
@@ -218,12 +221,12 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Equal(t, "look quote refused: not_in_source; motion quote refused: not_in_source", wc5.Items[1].Halves[0].Reason)
 
 	require.Nil(t, rep.Score.Earned)
-	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 3.6, Unjudged: 2}, rep.Score.Tally)
+	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 5.6, Unjudged: 2}, rep.Score.Tally)
 	var refused []string
 	for _, q := range rep.RefusedQuotes {
 		refused = append(refused, q.Item+"."+q.Half+":"+q.Kind+":"+q.Refused)
 	}
-	require.Equal(t, []string{"water_bed.code:look:not_run", "moon.code:look:not_in_source", "moon.code:motion:not_in_source"}, refused)
+	require.Equal(t, []string{"water_bed.code:look:not_run", "stars_or_atmosphere_dome.code:look:not_star_or_dome", "moon.code:look:not_in_source", "moon.code:motion:not_in_source"}, refused)
 
 	dir := t.TempDir()
 	require.NoError(t, Write(dir, rep))

@@ -26,6 +26,27 @@ const (
 	// RefusedWrongAxis: the code probe says the quoted code moves the
 	// thing along another axis than the expected one (wrong_axis).
 	RefusedWrongAxis = "wrong_axis"
+	// RefusedStarsNotMoon, RefusedNotAMoon: WC005's moon quote builds
+	// stars or a dome, or nothing named a moon.
+	RefusedStarsNotMoon = "stars_are_not_moon"
+	RefusedNotAMoon     = "not_a_moon_mesh"
+	// RefusedNotStarOrDome: a quote offered as WC005's forbidden stars or
+	// sky dome that builds neither (no leak).
+	RefusedNotStarOrDome = "not_star_or_dome"
+)
+
+// WC005's item patterns (its grade.py, as the shared corpus records
+// them): a moon quote must name a moon, and a stars-or-dome leak must
+// name stars, a starfield, a sky dome or box, or an atmosphere.
+var (
+	Moon       = regexp.MustCompile(`(?i)\bmoon\b|moonMesh|moonGeo|moonMat|createMoon|addMoon`)
+	StarOrDome = regexp.MustCompile(`(?i)starfield|stardust|twinkl|\bstars\b|starMesh|starPoints|starGeo|starMat|createStars|addStars|nStars|numStars|skydome|sky.?dome|skybox|skySphere|skyMesh|atmosphere.?dome|\batmosphere\b|\bdome\b|new\s+(?:THREE\.)?Sky\b`)
+)
+
+// WC005's items the patterns are for (rubric ids, WorldBench's).
+const (
+	MoonItem      = "moon"
+	StarsOrDomeID = "stars_or_atmosphere_dome"
 )
 
 // AxisRules are one test's motion axes: the valid words, the aliases
@@ -175,6 +196,21 @@ func collapse(s string) string {
 // refusal WorldBench would make.
 func (c *Checker) ApplyMotion(test string, it Ask, f *Finding) {
 	if f == nil || !f.Found || f.Unjudged != "" {
+		return
+	}
+	if test == "WC005" && f.Look != nil && checked(f.Look) {
+		code := CodeOnly(f.Look.Quote)
+		switch {
+		case it.Forbidden && it.ID == StarsOrDomeID && !StarOrDome.MatchString(code):
+			refuse(f.Look, RefusedNotStarOrDome, "the quote builds no stars, starfield, sky dome or atmosphere (no match of WC005's star-or-dome pattern)")
+		case !it.Forbidden && it.ID == MoonItem && !Moon.MatchString(code) && StarOrDome.MatchString(code):
+			refuse(f.Look, RefusedStarsNotMoon, "the moon quote builds stars or a sky dome, not a moon")
+		case !it.Forbidden && it.ID == MoonItem && !Moon.MatchString(code):
+			refuse(f.Look, RefusedNotAMoon, "the moon quote names no moon (no match of WC005's moon pattern)")
+		}
+	}
+	if it.Forbidden {
+		// A leak needs source text that ran, not a motion or an axis.
 		return
 	}
 	rules, ok := Motion[test]

@@ -260,6 +260,10 @@ func TestMotionRulesMatchTheSharedCorpus(t *testing.T) {
 				WC004 string `json:"wc004_time_update"`
 				WC005 string `json:"wc005_time_update"`
 				New   string `json:"wc005_constructs"`
+				Moon  string `json:"wc005_moon"`
+				Stars string `json:"wc005_star_or_dome"`
+				Tint  string `json:"wc005_world_tint"`
+				Moves string `json:"wc005_motion_mutation"`
 			} `json:"patterns_python_re"`
 		} `json:"shared_rules"`
 	}
@@ -267,6 +271,10 @@ func TestMotionRulesMatchTheSharedCorpus(t *testing.T) {
 	require.Equal(t, gates.Shared.Patterns.WC004, WC004TimeUpdate.String())
 	require.Equal(t, gates.Shared.Patterns.WC005, WC005TimeUpdate.String())
 	require.Equal(t, gates.Shared.Patterns.New, Constructs.String())
+	require.Equal(t, gates.Shared.Patterns.Moon, Moon.String())
+	require.Equal(t, gates.Shared.Patterns.Stars, StarOrDome.String())
+	require.Equal(t, gates.Shared.Patterns.Tint, worldTintRe.String())
+	require.Equal(t, gates.Shared.Patterns.Moves, motionMutationRe.String())
 	var wc4 struct {
 		Valid   []string          `json:"valid_axes"`
 		Aliases map[string]string `json:"axis_aliases"`
@@ -281,4 +289,44 @@ func TestMotionRulesMatchTheSharedCorpus(t *testing.T) {
 	}
 	read("WC005.json", &wc5)
 	require.Equal(t, wc5.Axis.Aliases, WC005Axes.Aliases)
+}
+
+// TestMoonAndStarRules: WC005's moon quote must name a moon (stars are
+// not one), its forbidden stars or sky dome leaks only on code naming
+// them, and no forbidden item is held to an axis.
+func TestMoonAndStarRules(t *testing.T) {
+	page := "<script>\nconst moon = new THREE.Mesh(moonGeo, moonMat);\nconst stars = new THREE.Points(starGeo, starMat);\nconst lamp = new THREE.PointLight(0xffffff, 1);\n</script>\n"
+	c := NewChecker(page, nil, quote.WorldBench, nil)
+	moon := Ask{ID: MoonItem, Motion: true, Axis: "cyclic"}
+	stars := Ask{ID: StarsOrDomeID, Forbidden: true}
+	for _, tc := range []struct {
+		test    string
+		it      Ask
+		q       string
+		refused string
+	}{
+		{"WC005", moon, "const moon = new THREE.Mesh(moonGeo, moonMat);", ""},
+		{"WC005", moon, "const stars = new THREE.Points(starGeo, starMat);", RefusedStarsNotMoon},
+		{"WC005", moon, "const lamp = new THREE.PointLight(0xffffff, 1);", RefusedNotAMoon},
+		{"WC005", stars, "const stars = new THREE.Points(starGeo, starMat);", ""},
+		{"WC005", stars, "const lamp = new THREE.PointLight(0xffffff, 1);", RefusedNotStarOrDome},
+		// Another test's forbidden item said to fall keeps its quote.
+		{"WC004", Ask{ID: "palms", Forbidden: true}, "const lamp = new THREE.PointLight(0xffffff, 1);", ""},
+		// WC004 has no moon rule.
+		{"WC004", Ask{ID: MoonItem}, "const lamp = new THREE.PointLight(0xffffff, 1);", ""},
+	} {
+		look, err := c.Verify(context.Background(), "look", ByProbe, tc.q)
+		require.NoError(t, err)
+		axis := "falling"
+		if tc.test == "WC005" {
+			axis = "cyclic"
+		}
+		if tc.it.ID == MoonItem && tc.test == "WC004" {
+			axis = "n/a"
+		}
+		f := &Finding{Found: true, Look: &look, Axis: &axis}
+		c.ApplyMotion(tc.test, tc.it, f)
+		require.Equal(t, tc.refused, f.Look.Refused, "%s %s %q: %s", tc.test, tc.it.ID, tc.q, f.Look.Detail)
+		require.Equal(t, tc.refused == "", f.Look.OK)
+	}
 }
