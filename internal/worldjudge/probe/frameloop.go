@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/worldprobe/worldprobe/internal/pagescript"
 	"github.com/worldprobe/worldprobe/internal/worldjudge/quote"
@@ -125,13 +126,15 @@ func frameLoops(html string) []*loopScript {
 func analyseLoop(text string) *loopScript {
 	s := &loopScript{text: text}
 	var ws strings.Builder
-	for i, r := range text {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
 		if !quote.IsSpace(r) {
-			ws.WriteRune(r)
-			for k := 0; k < len(string(r)); k++ {
+			ws.WriteString(text[i : i+n]) // the bytes as they are, so offsets map one to one
+			for k := 0; k < n; k++ {
 				s.wsPos = append(s.wsPos, i+k)
 			}
 		}
+		i += n
 	}
 	s.ws = ws.String()
 	code := maskJS(text)
