@@ -162,7 +162,13 @@ func (p *closingProvider) probe(user string) string {
 		case "WC005/night_dimming":
 			ev, mo = "const ambient = new THREE.AmbientLight(0xffffff, 0.3);", "ambient.intensity = 0.3 + 0.7 * light;"
 		}
-		b, _ := json.Marshal(map[string]any{"id": it.ID, "found": ev != "", "probability": 0.9, "evidence": ev, "motion_evidence": mo, "reason": "read from the source"})
+		// The axis the quoted code moves the item along: every WC005
+		// cycle is cyclic; nothing else here moves.
+		axis := "n/a"
+		if g.Test == "WC005" {
+			axis = "cyclic"
+		}
+		b, _ := json.Marshal(map[string]any{"id": it.ID, "found": ev != "", "probability": 0.9, "evidence": ev, "motion_evidence": mo, "axis": axis, "reason": "read from the source"})
 		items = append(items, string(b))
 	}
 	return "```json\n{\"items\": [" + strings.Join(items, ",\n") + "]}\n```"

@@ -69,7 +69,13 @@ func (p *judgeProvider) serve(t *testing.T) *httptest.Server {
 				case "WC005/night_dimming":
 					ev, mo = "const ambient = new THREE.AmbientLight(0xffffff, 0.2);", "ambient.intensity = 0.05 + 0.5 * light;"
 				}
-				b, _ := json.Marshal(map[string]any{"id": it.ID, "found": ev != "", "probability": 1, "evidence": ev, "motion_evidence": mo, "reason": "read from the source"})
+				// The axis the quoted code moves the item along: every WC005
+				// cycle is cyclic; nothing else here moves.
+				axis := "n/a"
+				if g.Test == "WC005" {
+					axis = "cyclic"
+				}
+				b, _ := json.Marshal(map[string]any{"id": it.ID, "found": ev != "", "probability": 1, "evidence": ev, "motion_evidence": mo, "axis": axis, "reason": "read from the source"})
 				items = append(items, string(b))
 			}
 			msg["content"] = "Here are the findings for " + kind + ":\n{\"items\": [" + strings.Join(items, ",\n") + "]}"

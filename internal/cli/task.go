@@ -14,9 +14,11 @@ import (
 	"github.com/worldprobe/worldprobe/internal/contract"
 	"github.com/worldprobe/worldprobe/internal/mutate"
 	"github.com/worldprobe/worldprobe/internal/pool"
+	"github.com/worldprobe/worldprobe/internal/result"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/taskcheck"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // NewCmdTask groups the task authoring commands.
@@ -76,6 +78,11 @@ tasks; --task keeps those whose ids match a glob):
     passes and read exactly the reference's states, scene summaries and pixels
     (excluded); otherwise it survived, and the contract is too weak. A task is
     hardened when no mutant survives; survivors are printed with their diffs.
+A task judged against a rubric (task.yaml judge:) has no contract: its rubric
+must load, its reference and alternates are judged offline by the world judge
+twice (complete, with frames and coverage, identical state hashes), its
+fixtures must fail the rubric tests their expect.yaml names, and no mutants
+are made (docs/judge.md).
 ` + exitStatusHelp("every task is clean and hardened", "any is not"),
 		Example: `  worldprobe task check suites/starter/simulation/bouncing-ball
   worldprobe task check --no-mutants suites/starter
@@ -126,6 +133,11 @@ func runTaskCheck(ctx context.Context, io IO, o *TaskCheckOptions) error {
 	}
 	defer os.RemoveAll(work)
 	judge := &trial.Runner{Browser: b, Resolver: res, SkipDraw: true}
+	if worldJudged(tasks) {
+		// A task judged against a rubric: its worlds are judged offline
+		// (no model: the capture, frames, pixels and coverage).
+		judge.World = worldjudge.TrialJudges(b, res, worldjudge.Options{Offline: true})
+	}
 	copts := taskcheck.Options{Mutants: !o.NoMutants, OnlyMutants: o.OnlyMutants, Jobs: b.Jobs(),
 		Mutate: mutate.Options{Seed: o.Seed, Max: o.MaxMutants, Operators: o.Operators, IDs: o.MutantIDs}}
 	var mu sync.Mutex
@@ -290,6 +302,14 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 		}
 	}
 	for _, r := range reports {
+		if w := r.World; w != nil {
+			fmt.Fprintf(io.Out, "\n%s: world judged offline: %s, %d frames, %s; %s\n", r.Task, w.Status, w.Frames, w.Coverage, worldScoreText(w.Score))
+		}
+		if r.Partial != "" {
+			fmt.Fprintf(io.Out, "%s: %s\n", r.Task, r.Partial)
+		}
+	}
+	for _, r := range reports {
 		if r.Scaffold != nil {
 			fmt.Fprintf(io.Out, "\n%s: scaffold %s\n", r.Task, scaffoldSummary(r.Scaffold))
 			for _, p := range r.Scaffold.Probes {
@@ -307,6 +327,15 @@ func printChecks(io IO, reports []*taskcheck.Report) {
 			}
 		}
 	}
+}
+
+// worldScoreText says a world score: "212.5/280", or "open: 2 judged
+// (earned 2), 2 unjudged of 4".
+func worldScoreText(s result.WorldScore) string {
+	if s.Earned != nil {
+		return fmt.Sprintf("score %g/%g", *s.Earned, s.Max)
+	}
+	return fmt.Sprintf("score open: %g judged (earned %g), %g unjudged of %g", s.Judged, s.EarnedOfJudged, s.Unjudged, s.Max)
 }
 
 // scaffoldSummary counts a scaffold check's labelled probes that did what

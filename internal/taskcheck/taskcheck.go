@@ -60,6 +60,10 @@ type Report struct {
 	Requirements []RequirementCoverage `json:"requirements"`
 	// Sandbox is how the browser that made the report was confined.
 	Sandbox *browser.Sandbox `json:"sandbox,omitempty"`
+	// World is what the world judge made of a world-judged task's
+	// reference (task.yaml judge:; world.go), nil for a task with a
+	// contract.
+	World *WorldCheck `json:"world,omitempty"`
 }
 
 // RequirementCoverage is one requirement of the brief in a check.
@@ -307,6 +311,9 @@ func Check(ctx context.Context, j *trial.Runner, t *task.Task, work string, opts
 	for _, f := range task.Lint(t) {
 		rep.Lint = append(rep.Lint, f.String())
 	}
+	if t.WorldJudged() {
+		return checkWorld(ctx, j, t, work, opts, rep)
+	}
 	c, err := contract.Load(t.ContractPath())
 	if err != nil {
 		// Lint reported it; nothing more can run.
@@ -369,6 +376,13 @@ func judgeAlternatesAndFixtures(ctx context.Context, j *trial.Runner, t *task.Ta
 		rep.Scaffold = sc
 		opts.progress(t, "scaffold")(1, 1)
 	}
+	return judgeFixtures(ctx, j, t, c, params, work, rep, opts)
+}
+
+// judgeFixtures judges t's fixtures into rep (c is nil for a world-judged
+// task: the runner's world judge grades them). stop reports a problem
+// found by lint that ends the check.
+func judgeFixtures(ctx context.Context, j *trial.Runner, t *task.Task, c *contract.Contract, params map[string]any, work string, rep *Report, opts Options) (stop bool, err error) {
 	fixtures, err := t.Fixtures()
 	if err != nil {
 		rep.Lint = append(rep.Lint, err.Error())

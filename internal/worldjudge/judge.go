@@ -247,7 +247,6 @@ type Score struct {
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
 	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
-	"reading: WorldBench's timeUpdate regexes (the reference lists only some of their alternatives) and WC004's code-side axis checks (the code probe reports no axis); WC005's same-line look + motion rule",
 }
 
 // Judge captures the world at path into dir and grades it. The error is

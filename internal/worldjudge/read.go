@@ -145,7 +145,7 @@ func Groups(r *rubric.Rubric) []probe.Group {
 				byBiome[it.Biome] = g
 				order = append(order, it.Biome)
 			}
-			g.Items = append(g.Items, probe.Ask{ID: it.ID, Label: it.Label, Motion: wantsMotion(it), Axis: it.Axis})
+			g.Items = append(g.Items, probe.Ask{ID: it.ID, Label: it.Label, Motion: wantsMotion(it), Axis: expectedAxis(it)})
 		}
 		for _, f := range t.Forbidden {
 			g := byBiome[f.Biome]
@@ -180,6 +180,16 @@ func wantsMotion(it rubric.Item) bool {
 		}
 	}
 	return it.Clock != ""
+}
+
+// expectedAxis is an item's expected motion: its axis (WC004), else
+// "cyclic" for an item following a clock (WC005, as WorldBench's
+// templates say of every one).
+func expectedAxis(it rubric.Item) string {
+	if it.Axis == "" && it.Clock != "" {
+		return "cyclic"
+	}
+	return it.Axis
 }
 
 // aliases are the names a world may give a biome (any test's scope
@@ -250,13 +260,18 @@ func ApplyFindings(rep *Report, r *rubric.Rubric, found map[string]*probe.Findin
 }
 
 // OnceInBiome are the tests where one quote earns for one item of a biome
-// only (WorldBench's evidence hash, WC004 and WC005): a generic line such
-// as scene.add(mesh) cannot stand for ten items.
+// only (WorldBench's evidence hash, probe.CodeHash; WC004 and WC005): a
+// generic line such as scene.add(mesh) cannot stand for ten items.
 var OnceInBiome = map[string]bool{"WC004": true, "WC005": true}
 
-// onceInBiome refuses (probe.RefusedReused) every earning quote whose code
-// — comments and whitespace removed — already earned for an earlier item
-// of the same test and biome, in rubric order.
+// onceInBiome refuses (probe.RefusedReused) a verdict's quotes when one of
+// their evidence hashes already earned for an earlier item of the same
+// test and biome, in rubric order. It runs after every other check (the
+// quote check, coverage, the motion rules), so only a verdict that passes
+// them all takes its hashes: WC004's look verdict (C_L) its look quote's,
+// its motion verdict (C_M) its motion quote's; WC005's one code verdict
+// (C) both, the motion quote's only when it differs from the look
+// quote.
 func onceInBiome(rep *Report, found map[string]*probe.Finding) {
 	for _, tr := range rep.Tests {
 		if !OnceInBiome[tr.ID] {
@@ -268,17 +283,36 @@ func onceInBiome(rep *Report, found map[string]*probe.Finding) {
 			if f == nil {
 				continue
 			}
-			for _, ev := range []*probe.Evidence{f.Look, f.Motion} {
-				if ev == nil || !ev.OK {
+			units := [][]*probe.Evidence{{f.Look}, {f.Motion}}
+			if f.Motion != nil && !hasHalf(&it, rubric.HalfCodeMotion) {
+				units = [][]*probe.Evidence{{f.Look, f.Motion}} // a cycle: built and advanced
+			}
+			for _, u := range units {
+				keys, ok := []string{}, true
+				for _, ev := range u {
+					ok = ok && ev != nil && ev.OK
+				}
+				if !ok {
 					continue
 				}
-				k := it.Biome + "/" + probe.CodeHash(ev.Quote)
-				if first, ok := used[k]; ok && first != it.ID {
-					ev.OK, ev.Refused = false, probe.RefusedReused
-					ev.RepairNote = strings.TrimSpace(ev.RepairNote + " the same code already earned for " + first)
+				var reused *probe.Evidence
+				first := ""
+				for _, ev := range u {
+					k := it.Biome + "/" + probe.CodeHash(ev.Quote)
+					if by, ok := used[k]; ok && by != it.ID {
+						reused, first = ev, by
+						break
+					}
+					keys = append(keys, k)
+				}
+				if reused != nil {
+					reused.OK, reused.Refused = false, probe.RefusedReused
+					reused.Detail = fmt.Sprintf("evidence hash %s: the same code already earned for %s", probe.CodeHash(reused.Quote), first)
 					continue
 				}
-				used[k] = it.ID
+				for _, k := range keys {
+					used[k] = it.ID
+				}
 			}
 		}
 	}
@@ -386,6 +420,9 @@ func describe(ev *probe.Evidence) string {
 		s += " is source text at HTML lines " + spans(ev.Lines) + " that never ran: refused"
 	default:
 		s += " refused: " + ev.Refused
+	}
+	if ev.Detail != "" {
+		s += " (" + ev.Detail + ")"
 	}
 	return s
 }

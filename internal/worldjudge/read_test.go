@@ -125,15 +125,15 @@ func isleRoute(system, user string, tools int) map[string]any {
 		return toolCall("final_answer", `{"found": true, "evidence": "ambient.intensity = 0.05 + 0.5 * light;", "lines": [76], "explanation": "ambient light follows the sun's height"}`)
 	case strings.Contains(user, "The items (WC001)"):
 		return map[string]any{"content": "Here is my assessment.\n" + `{"items": [
-{"id": "cube_primitive", "found": true, "probability": 0.8, "evidence": "const box = new THREE.BoxGeometry(1, 1, 1);", "motion_evidence": "", "reason": "a unit box geometry"},
-{"id": "water_bed", "found": true, "probability": 0.9, "evidence": "lava.position.set(2.5, 1, 2.5);", "motion_evidence": "", "reason": "a block under the water"}]}`}
+{"id": "cube_primitive", "found": true, "probability": 0.8, "evidence": "const box = new THREE.BoxGeometry(1, 1, 1);", "motion_evidence": "", "axis": "n/a", "reason": "a unit box geometry"},
+{"id": "water_bed", "found": true, "probability": 0.9, "evidence": "lava.position.set(2.5, 1, 2.5);", "motion_evidence": "", "axis": "n/a", "reason": "a block under the water"}]}`}
 	case strings.Contains(user, "The items (WC004 delta)"):
-		return toolCall("report_items", `{"items": [{"id": "mill_spin", "found": true, "probability": 0.9, "evidence": "mill.position.set(1, 2.5, 1);", "motion_evidence": "mill.rotation.y += dt * 3;", "reason": "the mill turns each frame"}]}`)
+		return toolCall("report_items", `{"items": [{"id": "mill_spin", "found": true, "probability": 0.9, "evidence": "mill.position.set(1, 2.5, 1);", "motion_evidence": "mill.rotation.y += dt * 3;", "axis": "pulsing", "reason": "the mill turns each frame"}]}`)
 	case strings.Contains(user, "The items (WC005)"):
 		return map[string]any{"content": "```json\n" + `{"items": [
-{"id": "night_dimming", "found": false, "probability": 0.2, "evidence": "", "motion_evidence": "", "reason": "I did not find it"},
-{"id": "moon", "found": true, "probability": 0.7, "evidence": "const moon = new THREE.Mesh(moonGeo, moonMat);", "motion_evidence": "moon.position.set(-sun.position.x, -sun.position.y, 0);", "reason": "a moon opposite the sun"},
-{"id": "stars_or_atmosphere_dome", "found": true, "probability": 0.6, "evidence": "const sun = new THREE.DirectionalLight(0xffffff, 1);", "motion_evidence": "", "reason": "a light in the sky"}]}` + "\n```"}
+{"id": "night_dimming", "found": false, "probability": 0.2, "evidence": "", "motion_evidence": "", "axis": "n/a", "reason": "I did not find it"},
+{"id": "moon", "found": true, "probability": 0.7, "evidence": "const moon = new THREE.Mesh(moonGeo, moonMat);", "motion_evidence": "moon.position.set(-sun.position.x, -sun.position.y, 0);", "axis": "cyclic", "reason": "a moon opposite the sun"},
+{"id": "stars_or_atmosphere_dome", "found": true, "probability": 0.6, "evidence": "const sun = new THREE.DirectionalLight(0xffffff, 1);", "motion_evidence": "", "axis": "n/a", "reason": "a light in the sky"}]}` + "\n```"}
 	}
 	return nil
 }
@@ -206,10 +206,13 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Nil(t, wc4.Earned, "WC004's sight halves are unjudged")
 	require.Equal(t, 2.0, wc4.Judged)
 	require.Equal(t, 2.0, wc4.Unjudged)
-	require.NotNil(t, wc5.Earned, "the leak is proven by code: the sight half cannot undo it")
-	require.Equal(t, 0.0, *wc5.Earned, "2 earned, 2 for the leak")
-	require.Equal(t, "fail", wc5.Forbidden[0].Halves[0].Status)
-	require.Equal(t, "it leaks: the look quote verified (whole) at HTML lines 60, ran", wc5.Forbidden[0].Halves[0].Reason)
+	// A light offered as the forbidden stars or sky dome is source text
+	// that ran, but builds neither: WC005's star-or-dome pattern refuses
+	// it, so no leak is proven and the test waits for its sight half.
+	require.Nil(t, wc5.Earned, "the forbidden item's sight half is unjudged")
+	require.Equal(t, 2.0, wc5.EarnedOfJudged)
+	require.Equal(t, "pass", wc5.Forbidden[0].Halves[0].Status)
+	require.Equal(t, "no leak proven: the look quote refused: not_star_or_dome (the quote builds no stars, starfield, sky dome or atmosphere (no match of WC005's star-or-dome pattern))", wc5.Forbidden[0].Halves[0].Reason)
 	nd := wc5.Items[0].Halves[0]
 	require.NotNil(t, nd.Hunt)
 	require.Equal(t, "look quote (evidence agent) verified (whole) at HTML lines 76, ran", nd.Reason)
@@ -218,12 +221,12 @@ func TestReadCodeGradesCodeHalves(t *testing.T) {
 	require.Equal(t, "look quote refused: not_in_source; motion quote refused: not_in_source", wc5.Items[1].Halves[0].Reason)
 
 	require.Nil(t, rep.Score.Earned)
-	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 3.6, Unjudged: 2}, rep.Score.Tally)
+	require.Equal(t, Tally{Judged: 9, EarnedOfJudged: 5.6, Unjudged: 2}, rep.Score.Tally)
 	var refused []string
 	for _, q := range rep.RefusedQuotes {
 		refused = append(refused, q.Item+"."+q.Half+":"+q.Kind+":"+q.Refused)
 	}
-	require.Equal(t, []string{"water_bed.code:look:not_run", "moon.code:look:not_in_source", "moon.code:motion:not_in_source"}, refused)
+	require.Equal(t, []string{"water_bed.code:look:not_run", "stars_or_atmosphere_dome.code:look:not_star_or_dome", "moon.code:look:not_in_source", "moon.code:motion:not_in_source"}, refused)
 
 	dir := t.TempDir()
 	require.NoError(t, Write(dir, rep))
@@ -269,21 +272,24 @@ func TestNoReadingWithoutCoverage(t *testing.T) {
 	require.Equal(t, "coverage was asked for but none was collected, so no quote can be checked against what ran", h.Reason)
 }
 
-// TestOneQuoteEarnsOnceInABiome: in WC004 the same code (comments and
-// whitespace aside) earns for the first item of a biome only; in WC003
-// it may earn for both.
+// TestOneQuoteEarnsOnceInABiome: in WC004 the same code (WorldBench's
+// evidence hash: comments dropped, white space runs collapsed) earns for
+// the first item of a biome only; the same call spaced otherwise is other
+// code to the hash; in WC003 the same code may earn for every item.
 func TestOneQuoteEarnsOnceInABiome(t *testing.T) {
 	items := []rubric.Item{
 		{ID: "a", Biome: "delta", Points: 1, Halves: []string{rubric.HalfCode}},
 		{ID: "b", Biome: "delta", Points: 1, Halves: []string{rubric.HalfCode}},
+		{ID: "c", Biome: "delta", Points: 1, Halves: []string{rubric.HalfCode}},
 	}
-	r := &rubric.Rubric{Name: "tiny", TotalPoints: 4, Biomes: []rubric.Biome{{ID: "delta"}}, Tests: []rubric.Test{
-		{ID: "WC003", Points: 2, Items: items}, {ID: "WC004", Points: 2, Items: items}}}
+	r := &rubric.Rubric{Name: "tiny", TotalPoints: 6, Biomes: []rubric.Biome{{ID: "delta"}}, Tests: []rubric.Test{
+		{ID: "WC003", Points: 3, Items: items}, {ID: "WC004", Points: 3, Items: items}}}
 	rep := Grade(r, "w.html", "", &capture.Capture{})
 	found := map[string]*probe.Finding{}
 	for _, test := range []string{"WC003", "WC004"} {
 		found[test+"/delta/a"] = &probe.Finding{ID: "a", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "scene.add(mill); // the mill", OK: true, Verdict: quoteVerified()}}
-		found[test+"/delta/b"] = &probe.Finding{ID: "b", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "scene.add( mill );", OK: true, Verdict: quoteVerified()}}
+		found[test+"/delta/b"] = &probe.Finding{ID: "b", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "// add it\n  scene.add(mill);\n", OK: true, Verdict: quoteVerified()}}
+		found[test+"/delta/c"] = &probe.Finding{ID: "c", Found: true, Look: &probe.Evidence{Kind: "look", Quote: "scene.add( mill );", OK: true, Verdict: quoteVerified()}}
 	}
 	ApplyFindings(rep, r, found)
 	Aggregate(r, rep)
@@ -293,10 +299,54 @@ func TestOneQuoteEarnsOnceInABiome(t *testing.T) {
 			got = append(got, tr.ID+"/"+it.ID+" "+it.Halves[0].Status)
 		}
 	}
-	require.Equal(t, []string{"WC003/a pass", "WC003/b pass", "WC004/a pass", "WC004/b fail"}, got)
-	require.Equal(t, "look quote refused: reused", rep.Tests[1].Items[1].Halves[0].Reason)
+	require.Equal(t, []string{"WC003/a pass", "WC003/b pass", "WC003/c pass", "WC004/a pass", "WC004/b fail", "WC004/c pass"}, got)
+	require.Equal(t, "look quote refused: reused (evidence hash 49064728754f1ab3: the same code already earned for a)", rep.Tests[1].Items[1].Halves[0].Reason)
 	require.Len(t, rep.RefusedQuotes, 1)
-	require.Equal(t, 3.0, *rep.Score.Earned)
+	require.Equal(t, 5.0, *rep.Score.Earned)
+}
+
+// TestHashOnlyForPassingVerdicts: WC004's motion verdict (C_M) takes its
+// quote's hash only when it passes every other rule, so a motion quote
+// refused for its axis does not keep a later item from earning with the
+// same code; WC005's cycle (look and motion together) takes both hashes.
+func TestHashOnlyForPassingVerdicts(t *testing.T) {
+	r := &rubric.Rubric{Name: "tiny", TotalPoints: 8, Biomes: []rubric.Biome{{ID: "delta"}}, Tests: []rubric.Test{
+		{ID: "WC004", Points: 4, Items: []rubric.Item{
+			{ID: "snow", Biome: "delta", Points: 2, Motion: true, Axis: "falling", Halves: []string{rubric.HalfCode, rubric.HalfCodeMotion}},
+			{ID: "rain", Biome: "delta", Points: 2, Motion: true, Axis: "falling", Halves: []string{rubric.HalfCode, rubric.HalfCodeMotion}}}},
+		{ID: "WC005", Points: 4, Items: []rubric.Item{
+			{ID: "sun_orbit", Points: 2, Clock: "day", Halves: []string{rubric.HalfCode}},
+			{ID: "moon", Points: 2, Clock: "day", Halves: []string{rubric.HalfCode}}}},
+	}}
+	rep := Grade(r, "w.html", "", &capture.Capture{})
+	ev := func(kind, q string) *probe.Evidence {
+		return &probe.Evidence{Kind: kind, Quote: q, OK: true, Verdict: quoteVerified()}
+	}
+	refused := ev("motion", "drops.position.y -= dt;")
+	refused.OK, refused.Refused, refused.Detail = false, probe.RefusedWrongAxis, `axis mismatch: the code probe says the quoted code moves it "up" (rising), expected falling`
+	found := map[string]*probe.Finding{
+		"WC004/delta/snow": {ID: "snow", Found: true, Look: ev("look", "const snow = new THREE.Points(g, m);"), Motion: refused},
+		"WC004/delta/rain": {ID: "rain", Found: true, Look: ev("look", "const rain = new THREE.Points(g, m);"), Motion: ev("motion", "drops.position.y -= dt;")},
+		"WC005//sun_orbit": {ID: "sun_orbit", Found: true, Look: ev("look", "const sun = new THREE.Mesh(g, m);"), Motion: ev("motion", "sun.position.set(Math.cos(a), Math.sin(a), 0);")},
+		"WC005//moon":      {ID: "moon", Found: true, Look: ev("look", "const moon = new THREE.Mesh(g, m);"), Motion: ev("motion", "sun.position.set(Math.cos(a), Math.sin(a), 0);")},
+	}
+	ApplyFindings(rep, r, found)
+	got := map[string]string{}
+	for _, tr := range rep.Tests {
+		for _, it := range tr.Items {
+			for _, h := range it.Halves {
+				got[it.ID+"."+h.Half] = h.Status + ": " + h.Reason
+			}
+		}
+	}
+	require.Equal(t, map[string]string{
+		"snow.code":        "pass: look quote verified (whole) at HTML lines , coverage not collected",
+		"snow.code_motion": `fail: motion quote refused: wrong_axis (axis mismatch: the code probe says the quoted code moves it "up" (rising), expected falling)`,
+		"rain.code":        "pass: look quote verified (whole) at HTML lines , coverage not collected",
+		"rain.code_motion": "pass: motion quote verified (whole) at HTML lines , coverage not collected",
+		"sun_orbit.code":   "pass: look quote verified (whole) at HTML lines , coverage not collected; motion quote verified (whole) at HTML lines , coverage not collected",
+		"moon.code":        "fail: look quote verified (whole) at HTML lines , coverage not collected; motion quote refused: reused (evidence hash " + probe.CodeHash("sun.position.set(Math.cos(a), Math.sin(a), 0);") + ": the same code already earned for sun_orbit)",
+	}, got)
 }
 
 func quoteVerified() quote.Verdict { return quote.Verdict{Verified: true, How: "whole"} }

@@ -20,7 +20,9 @@ const (
 	// HintLegendRow: a legend or config row (a label with a colour or a
 	// weather) with no call that places anything.
 	HintLegendRow = "hint_legend_row"
-	// HintHUDText: only text written into the page's HUD.
+	// HintHUDText: only text written into the page's HUD (every line
+	// writes textContent, innerHTML or innerText), tinting and moving
+	// nothing. WorldBench refuses it in WC005 only; here in every test.
 	HintHUDText = "hint_hud_text"
 )
 
@@ -29,6 +31,11 @@ var (
 	waypointRe   = regexp.MustCompile(`^\{x:[^,{}:]+,z:[^,{}:]+\},?$`)
 	callRe       = regexp.MustCompile(`[A-Za-z_$][\w$]*\s*\(`)
 	hudRe        = regexp.MustCompile(`\.(textContent|innerHTML|innerText)\s*[+]?=`)
+	// A HUD line that also tints the world or moves something is not
+	// HUD-only (WC005's world_tint and motion_mutation patterns, as the
+	// shared corpus records them).
+	worldTintRe      = regexp.MustCompile(`(?i)intensity|\.color\.set|fog|tint|rainMul|snowMul|sandMul|background`)
+	motionMutationRe = regexp.MustCompile(`(?i)position\.(?:x|y|z)\s*[+\-]?=|\.position\.(?:x|y|z)\s*=|\.position\.set\s*\(|\.position\.copy\s*\(|attributes\.position|velocit\w*\[|\.P\[|pos\[.*?\]\s*[+\-]=|positions\[.*?\]\s*[+\-]=|\.intensity\s*[+\-]?=|\.color\.set`)
 )
 
 // Hint names why a quote proves nothing about an item, or "".
@@ -61,7 +68,7 @@ func Hint(q string) string {
 		return HintWaypoint
 	case strings.Contains(n, "label:") && (strings.Contains(n, "weather:") || strings.Contains(n, "color:")) && !callRe.MatchString(q):
 		return HintLegendRow
-	case hud:
+	case hud && !worldTintRe.MatchString(CodeOnly(q)) && !motionMutationRe.MatchString(CodeOnly(q)):
 		return HintHUDText
 	}
 	return ""

@@ -22,6 +22,11 @@ func TestHint(t *testing.T) {
 		"{ x: 12, y: 3, z: -40 }":                                                            "",
 		"seasonEl.textContent = SEASONS[s];\nscene.fog.color.set(TINT[s]);":                  "",
 		"const x = 1; // a comment after code":                                               "",
+		// WC005's exemptions: a HUD line that tints the world or moves something.
+		"label.textContent = s; sun.intensity = day * 2;":     "",
+		"hud.innerText = t; sky.background.set(c);":           "",
+		"el.textContent = n; mesh.position.y += 1;":           "",
+		"el.textContent = n; // sun.intensity in the comment": HintHUDText,
 	} {
 		if got := Hint(q); got != want {
 			t.Errorf("Hint(%q) = %q, want %q", q, got, want)

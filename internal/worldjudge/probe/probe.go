@@ -49,6 +49,10 @@ type Finding struct {
 	Found       bool    `json:"found"`
 	Probability float64 `json:"probability,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
+	// Axis is the motion axis the model says the quoted code gives the
+	// item, as it said it (nil when its reply had none: a reply recorded
+	// before the axis was asked for). ApplyMotion reads it.
+	Axis *string `json:"axis,omitempty"`
 	// Look and Motion are the checked quotes (nil when none was given).
 	Look   *Evidence `json:"look,omitempty"`
 	Motion *Evidence `json:"motion,omitempty"`
@@ -76,10 +80,11 @@ What counts:
 - When a biome is named, only code of that biome's scope counts (its names are listed); a keyword in another biome's branch does not.
 - Random placements over the whole map that are then skipped outside the biome do not count.
 - When an item needs a motion quote, give in motion_evidence the line(s) that change it over time (run every frame), not the line that creates it.
+- In axis, say how the code you quoted moves the item: falling (down), blowing (sideways, wind), rising (up), flowing (water running along or down), pulsing (glow, scale or intensity going up and down), cyclic (a day or season cycle, an orbit), grounded (walking or idling on the ground), still (hanging in place), or n/a (nothing moves it). Read it from the code (which coordinate changes, and which way), not from the item's expected motion.
 - When the code does not build the item, answer found: false with empty quotes. Do not guess from the item's name.
 - Items marked must_not_be_present are things the world must not have: answer found: true, with the quote, only when the code does build one.
 
-Answer by calling report_items once with every listed item, or with the same JSON object: {"items": [{"id", "found", "probability", "evidence", "motion_evidence", "reason"}]}.`
+Answer by calling report_items once with every listed item, or with the same JSON object: {"items": [{"id", "found", "probability", "evidence", "motion_evidence", "axis", "reason"}]}.`
 
 const reportTool = "report_items"
 
@@ -87,7 +92,8 @@ var reportSchema = json.RawMessage(`{"type":"object","properties":{"items":{"typ
 	`"id":{"type":"string"},"found":{"type":"boolean"},"probability":{"type":"number","minimum":0,"maximum":1},` +
 	`"evidence":{"type":"string","description":"exact source lines that build the item, or empty"},` +
 	`"motion_evidence":{"type":"string","description":"exact source lines that change it over time, or empty"},` +
-	`"reason":{"type":"string"}},"required":["id","found","probability","evidence","motion_evidence","reason"],"additionalProperties":false}}},` +
+	`"axis":{"type":"string","enum":["falling","blowing","rising","flowing","pulsing","cyclic","grounded","still","n/a"],"description":"how the quoted code moves the item"},` +
+	`"reason":{"type":"string"}},"required":["id","found","probability","evidence","motion_evidence","axis","reason"],"additionalProperties":false}}},` +
 	`"required":["items"],"additionalProperties":false}`)
 
 // answer is one item of the probe's reply.
@@ -97,6 +103,7 @@ type answer struct {
 	Probability    *float64 `json:"probability"`
 	Evidence       string   `json:"evidence"`
 	MotionEvidence string   `json:"motion_evidence"`
+	Axis           *string  `json:"axis"`
 	Reason         string   `json:"reason"`
 }
 
@@ -166,6 +173,7 @@ func Probe(ctx context.Context, m llm.Model, c *Checker, g Group) (*Result, erro
 		if err != nil {
 			return nil, fmt.Errorf("code probe %s: %w", g.Name(), err)
 		}
+		c.ApplyMotion(g.Test, it, f)
 		res.Findings[it.ID] = f
 	}
 	return res, nil
@@ -173,7 +181,7 @@ func Probe(ctx context.Context, m llm.Model, c *Checker, g Group) (*Result, erro
 
 // finding checks one answer's quotes.
 func (c *Checker) finding(ctx context.Context, it Ask, a answer, prob bool) (*Finding, error) {
-	f := &Finding{ID: it.ID, Found: a.Found, Reason: a.Reason}
+	f := &Finding{ID: it.ID, Found: a.Found, Reason: a.Reason, Axis: a.Axis}
 	if prob {
 		f.Probability = 0
 		if a.Probability != nil {
@@ -192,9 +200,6 @@ func (c *Checker) finding(ctx context.Context, it Ask, a answer, prob bool) (*Fi
 		mo, err := c.Verify(ctx, "motion", ByProbe, a.MotionEvidence)
 		if err != nil {
 			return nil, err
-		}
-		if mo.OK && quote.Normalize(mo.Quote) == quote.Normalize(look.Quote) {
-			mo.OK, mo.Refused = false, RefusedSameAsLook
 		}
 		f.Motion = &mo
 	}

@@ -25,20 +25,28 @@ var deltaGroup = Group{Test: "WC004", Title: "Physics", Biome: "delta", BiomeLab
 	{ID: "tiny", Label: "Something"},
 	{ID: "crabs", Label: "Crabs"},
 	{ID: "rain_twice", Label: "Rain moves", Motion: true, Axis: "falling"},
+	{ID: "rain_sideways", Label: "Rain falls", Motion: true, Axis: "falling"},
+	{ID: "rain_no_axis", Label: "Rain falls", Motion: true, Axis: "falling"},
+	{ID: "palm_sway", Label: "Palms sway in the wind", Motion: true, Axis: "blowing"},
+	{ID: "box_rising", Label: "Boxes stand still", Axis: "n/a"},
 }}
 
 // probeReply is written as models write it: a sentence, then the JSON in
 // a fence, with the mistakes real probes make.
 const probeReply = "I read the scripts; here is what the code builds for the delta.\n\n```json\n" + `{"items": [
- {"id": "palm_trunks", "found": true, "probability": 0.9, "evidence": "const trunk = new THREE.Mesh(box, trunkMat);\n    trunk.position.set(c.x, c.h + 1, c.z);", "motion_evidence": "", "reason": "palm trunks are boxes placed per beach cell"},
+ {"id": "palm_trunks", "found": true, "probability": 0.9, "evidence": "const trunk = new THREE.Mesh(box, trunkMat);\n    trunk.position.set(c.x, c.h + 1, c.z);", "motion_evidence": "", "axis": "n/a", "reason": "palm trunks are boxes placed per beach cell"},
  {"id": "voxel_boxes", "found": true, "probability": 0.8, "evidence": "const  box=new THREE.BoxGeometry( 1,1,1 );", "motion_evidence": "", "reason": "unit boxes"},
- {"id": "cactus", "found": true, "probability": 0.7, "evidence": "cactus.position.set(cells[0].x, 1, cells[0].z);", "motion_evidence": "", "reason": "buildCactus places one"},
- {"id": "reef", "found": true, "probability": 0.6, "evidence": "scene.add(new THREE.Mesh(reefGeo, reefMat));", "motion_evidence": "", "reason": "reef meshes"},
- {"id": "palm_loop", "found": true, "probability": 0.9, "evidence": "for (const c of cells) { ... scene.add(trunk);", "motion_evidence": "", "reason": "loop over cells"},
- {"id": "rain_fall", "found": true, "probability": 0.9, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= delta * GRAVITY;", "reason": "rain points fall each frame"},
- {"id": "tiny", "found": true, "probability": 0.5, "evidence": "box", "motion_evidence": "", "reason": "box"},
- {"id": "crabs", "found": false, "probability": 0.0, "evidence": "", "motion_evidence": "", "reason": "no crabs in the code"},
- {"id": "rain_twice", "found": true, "probability": 0.8, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "reason": "rain"}
+ {"id": "cactus", "found": true, "probability": 0.7, "evidence": "cactus.position.set(cells[0].x, 1, cells[0].z);", "motion_evidence": "", "axis": "n/a", "reason": "buildCactus places one"},
+ {"id": "reef", "found": true, "probability": 0.6, "evidence": "scene.add(new THREE.Mesh(reefGeo, reefMat));", "motion_evidence": "", "axis": "n/a", "reason": "reef meshes"},
+ {"id": "palm_loop", "found": true, "probability": 0.9, "evidence": "for (const c of cells) { ... scene.add(trunk);", "motion_evidence": "", "axis": "n/a", "reason": "loop over cells"},
+ {"id": "rain_fall", "found": true, "probability": 0.9, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= delta * GRAVITY;", "axis": "down", "reason": "rain points fall each frame"},
+ {"id": "tiny", "found": true, "probability": 0.5, "evidence": "box", "motion_evidence": "", "axis": "n/a", "reason": "box"},
+ {"id": "crabs", "found": false, "probability": 0.0, "evidence": "", "motion_evidence": "", "axis": "n/a", "reason": "no crabs in the code"},
+ {"id": "rain_twice", "found": true, "probability": 0.8, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "axis": "falling", "reason": "rain"},
+ {"id": "rain_sideways", "found": true, "probability": 0.8, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= dt * 9.8;", "axis": "sideways", "reason": "rain moves"},
+ {"id": "rain_no_axis", "found": true, "probability": 0.8, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= dt * 9.8;", "reason": "an item as replies recorded before the axis was asked for"},
+ {"id": "palm_sway", "found": true, "probability": 0.6, "evidence": "const trunk = new THREE.Mesh(box, trunkMat);", "motion_evidence": "trunk.position.set(c.x, c.h + 1, c.z);", "axis": "blowing", "reason": "trunks are placed"},
+ {"id": "box_rising", "found": true, "probability": 0.6, "evidence": "const box = new THREE.BoxGeometry(1, 1, 1);", "motion_evidence": "", "axis": "up", "reason": "boxes"}
 ]}` + "\n```\nLet me know if you need more."
 
 // TestProbeChecksEveryQuote: one probe call answered in prose with a
@@ -48,7 +56,8 @@ const probeReply = "I read the scripts; here is what the code builds for the del
 // abbreviated with "..." is repaired mechanically; a garbled motion quote
 // is repaired by the model picking line 22 from a numbered window; a
 // too-short quote is refused; a motion quote equal to its look quote is
-// refused.
+// refused; WC004's motion rules refuse a wrong axis, a missing axis on a
+// mover, a motion quote with no clock and a still entity said to move.
 func TestProbeChecksEveryQuote(t *testing.T) {
 	f := newFake(t, text(probeReply), call("pick_lines", `{"lines": [22]}`))
 	m := f.model(t, llm.CodeProbe)
@@ -80,13 +89,30 @@ func TestProbeChecksEveryQuote(t *testing.T) {
 		"tiny":        "look:too_short:::-:",
 		"crabs":       "",
 		"rain_twice":  "look::whole:20-20:ran: motion:same_as_look:whole:20-20:ran:",
+		// The motion rules (WC004): an axis the expected one does not
+		// accept, no axis at all (a reply recorded before the axis was
+		// asked for: "" is n/a), a motion quote with no clock in it, and a
+		// still entity's look quote said to rise.
+		"rain_sideways": "look::whole:20-20:ran: motion:wrong_axis:whole:22-22:ran:",
+		"rain_no_axis":  "look::whole:20-20:ran: motion:wrong_axis:whole:22-22:ran:",
+		"palm_sway":     "look::whole:9-9:ran: motion:no_time_update:whole:10-10:ran:",
+		"box_rising":    "look:wrong_axis:whole:6-6:ran:",
 	}, got)
+	require.Equal(t, `axis mismatch: the code probe says the quoted code moves it "sideways" (blowing), expected falling`, res.Findings["rain_sideways"].Motion.Detail)
+	require.Equal(t, `axis mismatch: the code probe gave no axis for the quoted code (n/a), expected falling`, res.Findings["rain_no_axis"].Motion.Detail)
+	require.Nil(t, res.Findings["rain_no_axis"].Axis)
+	require.Equal(t, "the motion quote reads no clock and updates nothing over time (no match of WC004's timeUpdate pattern)", res.Findings["palm_sway"].Motion.Detail)
+	require.Equal(t, `axis mismatch: the code probe says the quoted code moves it "up" (rising), expected n/a`, res.Findings["box_rising"].Look.Detail)
+	require.Equal(t, "the motion quote is the look quote: it shows the thing is made, not that it changes", res.Findings["rain_twice"].Motion.Detail)
+	// A still entity with no axis in the reply is not checked for one.
+	require.True(t, res.Findings["voxel_boxes"].Look.OK)
 	require.Equal(t, "for (const c of cells) {\nscene.add(trunk);", res.Findings["palm_loop"].Look.Quote)
 	require.Equal(t, "for (const c of cells) { ... scene.add(trunk);", res.Findings["palm_loop"].Look.Original)
 	rain := res.Findings["rain_fall"].Motion
 	require.Equal(t, "rain.position.y -= dt * 9.8;", rain.Quote)
 	require.Equal(t, "rain.position.y -= delta * GRAVITY;", rain.Original)
 	require.True(t, rain.OK)
+	require.Equal(t, "down", *res.Findings["rain_fall"].Axis)
 	require.Equal(t, "no fragment of the quote begins like any source text (nothing to pick from)", res.Findings["reef"].Look.RepairNote)
 	require.False(t, res.Findings["crabs"].Found)
 	require.Equal(t, "no crabs in the code", res.Findings["crabs"].Reason)
@@ -122,13 +148,13 @@ func spansText(ss []quote.Span) string {
 // out and a failed call leave the items unjudged, saying why; a bad key
 // is an error.
 func TestProbeReplies(t *testing.T) {
-	g := Group{Test: "WC005", Items: []Ask{{ID: "rain_fall", Motion: true}, {ID: "crabs"}}}
+	g := Group{Test: "WC004", Biome: "delta", Items: []Ask{{ID: "rain_fall", Motion: true, Axis: "falling"}, {ID: "crabs"}}}
 	cases := []struct {
 		name  string
 		reply reply
 		want  map[string]string // id → unjudged reason prefix, or "found"/"absent"
 	}{
-		{"tool call", call("report_items", `{"items":[{"id":"rain_fall","found":true,"probability":1,"evidence":"const rain = new THREE.Points(rainGeo, rainMat);","motion_evidence":"rain.position.y -= dt * 9.8;","reason":"falls"},{"id":"crabs","found":false,"probability":0,"evidence":"","motion_evidence":"","reason":""}]}`),
+		{"tool call", call("report_items", `{"items":[{"id":"rain_fall","found":true,"probability":1,"evidence":"const rain = new THREE.Points(rainGeo, rainMat);","motion_evidence":"rain.position.y -= dt * 9.8;","axis":"falling","reason":"falls"},{"id":"crabs","found":false,"probability":0,"evidence":"","motion_evidence":"","axis":"n/a","reason":""}]}`),
 			map[string]string{"rain_fall": "found", "crabs": "absent"}},
 		{"prose only", text("The rain falls in animate() and there are no crabs."),
 			map[string]string{"rain_fall": "the code probe's reply could not be read (the reply holds no JSON object)", "crabs": "the code probe's reply could not be read"}},
@@ -201,8 +227,8 @@ func TestProbeOverAnthropic(t *testing.T) {
   "content": [
     {"type": "text", "text": "I checked the scripts for both items."},
     {"type": "tool_use", "id": "toolu_probe", "name": "report_items", "input": {"items": [
-      {"id": "rain_fall", "found": true, "probability": 0.9, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= dt * 9.8;", "reason": "rain falls in animate"},
-      {"id": "crabs", "found": false, "probability": 0.1, "evidence": "", "motion_evidence": "", "reason": "no crabs"}]}}
+      {"id": "rain_fall", "found": true, "probability": 0.9, "evidence": "const rain = new THREE.Points(rainGeo, rainMat);", "motion_evidence": "rain.position.y -= dt * 9.8;", "axis": "falling", "reason": "rain falls in animate"},
+      {"id": "crabs", "found": false, "probability": 0.1, "evidence": "", "motion_evidence": "", "axis": "n/a", "reason": "no crabs"}]}}
   ],
   "stop_reason": "tool_use", "stop_sequence": null,
   "usage": {"input_tokens": 1800, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 140}}`))
@@ -214,11 +240,12 @@ func TestProbeOverAnthropic(t *testing.T) {
 	require.NoError(t, err)
 	m, err := reg.Role(context.Background(), llm.CodeProbe)
 	require.NoError(t, err)
-	res, err := Probe(context.Background(), m, world(t, nil), Group{Test: "WC004", Biome: "delta", Items: []Ask{{ID: "rain_fall", Motion: true}, {ID: "crabs"}}})
+	res, err := Probe(context.Background(), m, world(t, nil), Group{Test: "WC004", Biome: "delta", Items: []Ask{{ID: "rain_fall", Motion: true, Axis: "falling"}, {ID: "crabs"}}})
 	require.NoError(t, err)
 	rf := res.Findings["rain_fall"]
 	require.True(t, rf.Look.OK && rf.Motion.OK, "%+v", rf)
 	require.Equal(t, "22-22", spansText(rf.Motion.Lines))
+	require.Equal(t, "falling", *rf.Axis)
 	require.False(t, res.Findings["crabs"].Found)
 	tools := sent["tools"].([]any)
 	require.Equal(t, "report_items", tools[0].(map[string]any)["name"])

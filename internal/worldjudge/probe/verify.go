@@ -2,8 +2,6 @@ package probe
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,15 +34,6 @@ const (
 	// biome.
 	RefusedReused = "reused"
 )
-
-var commentRe = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
-
-// CodeHash identifies a quote's code: comments and whitespace removed,
-// SHA-256, the first 16 hex digits.
-func CodeHash(q string) string {
-	sum := sha256.Sum256([]byte(quote.Normalize(commentRe.ReplaceAllString(q, ""))))
-	return hex.EncodeToString(sum[:8])
-}
 
 // Who found a quote.
 const (
@@ -93,8 +82,11 @@ type Evidence struct {
 	// without coverage. Coverage lists each line's state.
 	Ran      *bool                `json:"ran"`
 	Coverage []coverage.LineState `json:"coverage,omitempty"`
-	// Refused names why the quote earns nothing (empty when it earns).
+	// Refused names why the quote earns nothing (empty when it earns);
+	// Detail says more when a rule beyond the quote check decided (the
+	// motion rules, the evidence hash).
 	Refused string `json:"refused,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 	// OK: real source text that ran (or, without coverage, real source
 	// text).
 	OK bool `json:"ok"`
@@ -113,11 +105,14 @@ type Checker struct {
 	Rules quote.Rules
 	// Repairer picks lines for a failed quote; nil: no model repair.
 	Repairer llm.Model
+	// html is the page, for RunsEveryFrame's analysis (made once).
+	html string
+	loopCache
 }
 
 // NewChecker prepares the checks of one world's HTML.
 func NewChecker(html string, cov *coverage.Report, rules quote.Rules, repairer llm.Model) *Checker {
-	return &Checker{Src: quote.NewSource(html), Lines: strings.Split(strings.TrimSuffix(html, "\n"), "\n"), Cov: cov, Rules: rules, Repairer: repairer}
+	return &Checker{Src: quote.NewSource(html), Lines: strings.Split(strings.TrimSuffix(html, "\n"), "\n"), Cov: cov, Rules: rules, Repairer: repairer, html: html}
 }
 
 // Verify checks a quote: source text (repaired once when it is not), then
