@@ -53,14 +53,15 @@ What runs (offline, no model):
     --horizon seconds of page time find the day (brightest lit-pixel luma, the
     left 20% cropped for the HUD) and the night (darkest); seasons are read from
     the page's own UI; four orbits pose the page's own camera around the scene's
-    box; two still-camera bursts (4 frames 2 s apart, a wheel zoom-out, 3 more)
-    with the HUD hidden give a changed-pixel fraction and a red overlay; each
-    element of the page's own UI that names a biome (a legend) is clicked, its
-    camera flight given 3 s of page time, and the biome framed at the day with
-    the camera posed where the flight came to rest, HUD hidden
-    (frames/biome_<id>.png);
+    box; each element of the page's own UI that names a biome (a legend) is
+    clicked, its camera flight given 3 s of page time, and the biome framed at
+    the day with the camera posed where the flight came to rest, HUD hidden
+    (frames/biome_<id>.png); still-camera bursts (4 frames 2 s apart, a wheel
+    zoom-out, 3 more) with the HUD hidden, from each framed biome's view and
+    from the page's own camera, give each a changed-pixel fraction and a red
+    overlay;
   - the rubric's pixel measures (night dimming, light following the sun,
-    dusk tint, the motion gate);
+    dusk tint, the motion gate per biome);
   - V8 block coverage of the world's inline scripts while it is captured: which
     lines and functions ran (a code quote will earn its half only if its lines
     ran).
@@ -279,8 +280,16 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 			}
 			s += fmt.Sprintf(", day %.1f s / %s %.1f s (luma %.1f / %.1f)", dn.DayMs/1000, night, dn.NightMs/1000, dn.DayLuma, dn.NightLum)
 		}
+		biomeBursts := 0
 		for _, b := range c.Bursts {
+			if b.Biome != "" {
+				biomeBursts++
+				continue
+			}
 			s += fmt.Sprintf(", %s φ %.5f", b.Name, b.Fraction)
+		}
+		if biomeBursts > 0 {
+			s += fmt.Sprintf(", %d biome bursts", biomeBursts)
 		}
 		if c.Legend != nil {
 			s += fmt.Sprintf(", %d biomes framed by the legend", len(c.Legend.Framed))

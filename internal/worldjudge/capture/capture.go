@@ -102,7 +102,8 @@ type View struct {
 	Document int     `json:"document"`
 	// Luma is the lit-pixel luma (docs/judge.md).
 	Luma float64 `json:"luma"`
-	// Camera is where the page's camera was posed (orbits only).
+	// Camera is where the page's camera was posed (orbits, and the frames of
+	// a biome's bursts taken from its legend view).
 	Camera []float64 `json:"camera,omitempty"`
 	// Seasons are the season names the page's UI showed beyond its
 	// constant text (time samples only).
@@ -133,7 +134,10 @@ type DayNight struct {
 
 // Burst is one still-camera motion burst.
 type Burst struct {
-	Name    string   `json:"name"`
+	Name string `json:"name"`
+	// Biome is the biome whose close view the burst watches (its legend
+	// framing or its navigator view); empty for the page's own camera.
+	Biome   string   `json:"biome,omitempty"`
 	Frames  []string `json:"frames"`
 	Overlay string   `json:"overlay"`
 	GapMs   float64  `json:"gap_ms"`
@@ -428,14 +432,10 @@ func (k *capturer) run(ctx context.Context) error {
 		return err
 	}
 	c.Timing.Orbits = time.Since(t).Milliseconds()
-	// 5. The biome frames at the day: the camera posed where each legend
-	// flight came to rest.
-	t = time.Now()
-	if err := k.legendShots(ctx); err != nil {
-		return err
-	}
-	c.Timing.Legend += time.Since(t).Milliseconds()
-	// 6. Still-camera bursts with the HUD hidden.
+	// 5. Still-camera bursts with the HUD hidden, at the day: one per biome
+	// its legend framed (the camera posed where the legend's flight came
+	// to rest; the first frame is the biome frame) and one with the page's
+	// own camera, their frames interleaved (bursts.go).
 	t = time.Now()
 	if err := k.bursts(ctx); err != nil {
 		return err
@@ -692,64 +692,6 @@ func (k *capturer) orbits(ctx context.Context) error {
 // hideHUD is WorldBench's HUD hiding: everything but canvases invisible,
 // the markup kept so page scripts that touch it still work.
 const hideHUD = `(() => { const s = document.createElement('style'); s.id = '__wj_hide'; s.textContent = 'body *{visibility:hidden !important} canvas{visibility:visible !important}'; (document.head || document.documentElement).appendChild(s); return true; })()`
-
-// bursts takes the near burst (the page's own camera, HUD hidden), zooms
-// out with the wheel, waits a second of page time and takes the far burst.
-func (k *capturer) bursts(ctx context.Context) error {
-	b := k.o.Pixels.Bursts
-	gap := int(math.Round(b.GapSeconds * k.o.FPS))
-	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
-		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
-	}
-	take := func(name string, n int) error {
-		var fr []measure.Gray
-		br := Burst{Name: name, GapMs: float64(gap) * 1000 / k.o.FPS}
-		var first measure.RGB
-		for i := 0; i < n; i++ {
-			steps := gap
-			if i == 0 {
-				steps = 1
-			}
-			v, err := k.frameAt(ctx, k.frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
-			if err != nil {
-				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
-			}
-			if i == 0 {
-				first = v.rgb
-			}
-			fr = append(fr, v.rgb.Gray())
-			br.Frames = append(br.Frames, v.Name)
-		}
-		m := measure.BurstMotion(fr, k.o.Pixels.ChangeThreshold)
-		br.Fraction, br.Changed, br.Pixels = m.Fraction, m.Changed, m.Pixels
-		br.Overlay = filepath.ToSlash(filepath.Join("frames", name+"_motion.png"))
-		if err := writePNG(filepath.Join(k.out, br.Overlay), measure.Overlay(first, m.Mask)); err != nil {
-			return infraErr{err}
-		}
-		k.c.Bursts = append(k.c.Bursts, br)
-		return nil
-	}
-	if err := take("burst_near", b.NearFrames); err != nil {
-		return err
-	}
-	before := k.cameraPos(ctx)
-	if r, err := k.s.Canvas(ctx); err == nil {
-		at := target.Target{At: []float64{r.Width / 2, r.Height / 2}}
-		for i := 0; i < b.ZoomOutSteps; i++ {
-			if err := k.s.Wheel(ctx, at, 0, 120); err != nil {
-				return fmt.Errorf("zooming out: %w", pageErr{err})
-			}
-		}
-	}
-	if _, err := k.advance(ctx, int(math.Round(k.o.FPS)), false); err != nil {
-		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
-	}
-	after := k.cameraPos(ctx)
-	if before != nil && after != nil {
-		k.c.BurstsNote = fmt.Sprintf("near burst with the page's own camera at the day; %d wheel steps out (deltaY +120, the page's own controls), the camera moved %.2f", b.ZoomOutSteps, dist(before, after))
-	}
-	return take("burst_far", b.FarFrames)
-}
 
 // camera reads the camera the page last rendered to the screen with
 // (capture/hook.js), or nil when the harness saw none.
