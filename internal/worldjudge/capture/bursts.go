@@ -80,7 +80,7 @@ func (k *capturer) legendSubjects() []subject {
 // close view, and one pair with the page's own camera.
 func (k *capturer) bursts(ctx context.Context) error {
 	subs := append(k.legendSubjects(), subject{})
-	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+	if err := k.hud(ctx, false); err != nil {
 		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
 	}
 	moved, err := k.burstSet(ctx, subs)
@@ -97,7 +97,7 @@ func (k *capturer) bursts(ctx context.Context) error {
 			k.c.BurstsNote += fmt.Sprintf("; %d biome bursts from each biome's legend view, their frames interleaved with the page camera's one frame apart, the far ones posed %.2f further back along the line of sight (what the wheel did to the page's camera)", n, moved)
 		}
 	}
-	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+	if err := k.hud(ctx, true); err != nil {
 		return fmt.Errorf("showing the HUD: %w", pageErr{err})
 	}
 	return nil

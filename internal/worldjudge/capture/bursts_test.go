@@ -149,3 +149,24 @@ func TestPerBiomeBurstsAndPan(t *testing.T) {
 		t.Errorf("swamp far frame: %+v", v)
 	}
 }
+
+// TestWebGLReadsAreTheScreenshots: every frame taken with the UI hidden is
+// read back from WebGL, pixel for pixel what a screenshot of the canvas
+// shows (both taken, CheckReads); a frame with the UI shown (the time
+// samples) is a screenshot.
+func TestWebGLReadsAreTheScreenshots(t *testing.T) {
+	o := DefaultOptions(islandPixels(t))
+	o.Width, o.Height, o.Coverage, o.CheckReads = 320, 200, false, true
+	o.Horizon, o.Samples = 60, 2
+	c, err := Run(context.Background(), h.Browser, h.Resolver, filepath.Join("testdata", "isle", "world.html"), t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Failure != "" {
+		t.Fatalf("failure: %s (errors %v)", c.Failure, c.Errors)
+	}
+	// 4 orbits and 7 burst frames read back; 2 time samples are screenshots.
+	if r := c.Reads; r.WebGL != 11 || r.Screenshots != 0 || len(r.Differ) != 0 {
+		t.Fatalf("reads %+v", r)
+	}
+}

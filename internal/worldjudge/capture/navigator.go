@@ -201,7 +201,7 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 			if args.Shows != nil && *args.Shows && args.Confidence >= 0.5 {
 				ep.Status = "found"
 			}
-			if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+			if err := k.hud(ctx, false); err != nil {
 				return ep, pageErr{err}
 			}
 			// The saved view is retaken with the HUD hidden as the first
@@ -211,7 +211,7 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 			if _, err := k.burstSet(ctx, []subject{{biome: b.ID}}); err != nil {
 				return ep, err
 			}
-			if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+			if err := k.hud(ctx, true); err != nil {
 				return ep, pageErr{err}
 			}
 			return ep, nil
