@@ -31,9 +31,12 @@ type JudgeOptions struct {
 	// RealTime captures on the real clock, sleeping real time (the
 	// comparison of docs/PERFORMANCE.md only).
 	RealTime bool
-	Timeout  time.Duration
-	Viewport string
-	Worlds   []string
+	// Screenshots and CheckReads: how UI-hidden frames are read
+	// (capture.Options).
+	Screenshots, CheckReads bool
+	Timeout                 time.Duration
+	Viewport                string
+	Worlds                  []string
 }
 
 // NewCmdJudge builds 'worldprobe judge'.
@@ -53,14 +56,15 @@ What runs (offline, no model):
     --horizon seconds of page time find the day (brightest lit-pixel luma, the
     left 20% cropped for the HUD) and the night (darkest); seasons are read from
     the page's own UI; four orbits pose the page's own camera around the scene's
-    box; two still-camera bursts (4 frames 2 s apart, a wheel zoom-out, 3 more)
-    with the HUD hidden give a changed-pixel fraction and a red overlay; each
-    element of the page's own UI that names a biome (a legend) is clicked, its
-    camera flight given 3 s of page time, and the biome framed at the day with
-    the camera posed where the flight came to rest, HUD hidden
-    (frames/biome_<id>.png);
+    box; each element of the page's own UI that names a biome (a legend) is
+    clicked, its camera flight given 3 s of page time, and the biome framed at
+    the day with the camera posed where the flight came to rest, HUD hidden
+    (frames/biome_<id>.png); still-camera bursts (4 frames 2 s apart, a wheel
+    zoom-out, 3 more) with the HUD hidden, from each framed biome's view and
+    from the page's own camera, give each a changed-pixel fraction and a red
+    overlay;
   - the rubric's pixel measures (night dimming, light following the sun,
-    dusk tint, the motion gate);
+    dusk tint, the motion gate per biome);
   - V8 block coverage of the world's inline scripts while it is captured: which
     lines and functions ran (a code quote will earn its half only if its lines
     ran).
@@ -124,6 +128,8 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	o.registerCapture(f)
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
 	f.BoolVar(&o.RealTime, "real-time", false, "capture on the page's real clock, sleeping real time wherever page time passes, as WorldBench does: for measuring what the virtual clock saves only (frames not reproducible; docs/PERFORMANCE.md)")
+	f.BoolVar(&o.Screenshots, "screenshots", false, "take every frame as a screenshot of the canvas, as before the WebGL read-back (for comparing CPU and pixels; docs/PERFORMANCE.md)")
+	f.BoolVar(&o.CheckReads, "check-reads", false, "read every UI-hidden frame both from WebGL and as a screenshot and list the frames whose pixels differ (capture.reads.differ in judge.json)")
 	cmd.AddCommand(NewCmdJudgeMutate(io))
 	return cmd
 }
@@ -193,6 +199,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	copts := capture.DefaultOptions(r.Pixels)
 	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage, copts.FPS = o.Horizon, o.Samples, o.Seed, !o.NoCoverage, o.FPS
 	copts.CallTimeout, copts.RealTime = o.Timeout, o.RealTime
+	copts.Screenshots, copts.CheckReads = o.Screenshots, o.CheckReads
 	copts.Navigator = navigator
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()
@@ -283,8 +290,16 @@ func judgeLine(rep *worldjudge.Report, dir string) string {
 			}
 			s += fmt.Sprintf(", day %.1f s / %s %.1f s (luma %.1f / %.1f)", dn.DayMs/1000, night, dn.NightMs/1000, dn.DayLuma, dn.NightLum)
 		}
+		biomeBursts := 0
 		for _, b := range c.Bursts {
+			if b.Biome != "" {
+				biomeBursts++
+				continue
+			}
 			s += fmt.Sprintf(", %s φ %.5f", b.Name, b.Fraction)
+		}
+		if biomeBursts > 0 {
+			s += fmt.Sprintf(", %d biome bursts", biomeBursts)
 		}
 		if c.Legend != nil {
 			s += fmt.Sprintf(", %d biomes framed by the legend", len(c.Legend.Framed))

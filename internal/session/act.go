@@ -469,7 +469,25 @@ func (s *Session) Release(ctx context.Context, t target.Target) error {
 // frames > 0 it steps that many frames after the press and after each
 // move, so a page reading the pointer in its animation loop sees the path.
 func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frames int) error {
+	return s.DragButton(ctx, from, to, steps, frames, input.MouseButtonLeft)
+}
+
+// DragButton is Drag with another mouse button: input.MouseButtonRight
+// pans most three.js camera controls (OrbitControls, MapControls) where the
+// left button orbits.
+func (s *Session) DragButton(ctx context.Context, from, to target.Target, steps, frames int, button input.MouseButton) error {
 	defer s.charge("input")()
+	var buttons int64
+	switch button {
+	case input.MouseButtonLeft:
+		buttons = 1
+	case input.MouseButtonRight:
+		buttons = 2
+	case input.MouseButtonMiddle:
+		buttons = 4
+	default:
+		return fmt.Errorf("drag: unsupported mouse button %q", button)
+	}
 	if s.buttonHeld {
 		return fmt.Errorf("drag: the button is already down (release it first)")
 	}
@@ -485,7 +503,7 @@ func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frame
 	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: a.X, Y: a.Y}); err != nil {
 		return err
 	}
-	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: a.X, Y: a.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: a.X, Y: a.Y, Button: button, Buttons: buttons, ClickCount: 1}); err != nil {
 		return err
 	}
 	if err := s.hold(ctx, frames); err != nil {
@@ -494,14 +512,14 @@ func (s *Session) Drag(ctx context.Context, from, to target.Target, steps, frame
 	for i := 1; i <= steps; i++ {
 		f := float64(i) / float64(steps)
 		x, y := a.X+(b.X-a.X)*f, a.Y+(b.Y-a.Y)*f
-		if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+		if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: button, Buttons: buttons}); err != nil {
 			return err
 		}
 		if err := s.hold(ctx, frames); err != nil {
 			return err
 		}
 	}
-	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: b.X, Y: b.Y, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+	if err := s.mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: b.X, Y: b.Y, Button: button, ClickCount: 1}); err != nil {
 		return err
 	}
 	return s.settleInput(ctx)

@@ -129,10 +129,13 @@ type Pixels struct {
 	// SeasonShift is the chroma shift of each season view from the first;
 	// informative only (season views are at different times of day).
 	SeasonShift map[string]float64 `json:"season_shift,omitempty"`
-	// Motion is the larger burst fraction; MotionGate holds when it
-	// reaches motion_min (WC004's gate on a model's "it moves").
-	Motion     *float64 `json:"motion,omitempty"`
-	MotionGate *bool    `json:"motion_gate,omitempty"`
+	// Motion is the page camera's larger burst fraction; MotionGate holds
+	// when it reaches motion_min (WC004's gate on a model's "it moves").
+	// BiomeMotion is the same per biome, from the bursts of its close view
+	// (motion.go); a biome without them is judged on Motion.
+	Motion      *float64                `json:"motion,omitempty"`
+	MotionGate  *bool                   `json:"motion_gate,omitempty"`
+	BiomeMotion map[string]*BiomeMotion `json:"biome_motion,omitempty"`
 }
 
 // CoverageSummary is the coverage report with the lines that never ran.
@@ -246,7 +249,7 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"per-biome motion bursts (the bursts use the page's own camera at the day) and the navigator's pan tool",
+	"season frames at the day's time of day (they are time samples)",
 }
 
 // Judge captures the world at path into dir and grades it. The error is
@@ -452,14 +455,7 @@ func pixels(r *rubric.Rubric, c *capture.Capture) Pixels {
 			}
 		}
 	}
-	if len(c.Bursts) > 0 {
-		m := 0.0
-		for _, b := range c.Bursts {
-			m = max(m, b.Fraction)
-		}
-		gate := m >= px.MotionMin
-		p.Motion, p.MotionGate = &m, &gate
-	}
+	p.Motion, p.MotionGate, p.BiomeMotion = motionPixels(c, px.MotionMin)
 	return p
 }
 
@@ -481,10 +477,6 @@ func tests(r *rubric.Rubric, c *capture.Capture, p Pixels) []TestReport {
 		if v.Kind == "orbit" {
 			wide = append(wide, v.Name)
 		}
-	}
-	var burstFrames []string
-	for _, b := range c.Bursts {
-		burstFrames = append(burstFrames, b.Overlay)
 	}
 	for ti := range r.Tests {
 		t := &r.Tests[ti]
@@ -515,9 +507,9 @@ func tests(r *rubric.Rubric, c *capture.Capture, p Pixels) []TestReport {
 					hr.Reason = reasonCode
 				case rubric.HalfSightMotion:
 					hr.Reason = reasonSight + "; the burst gate is measured"
-					hr.Frames = burstFrames
-					if p.Motion != nil {
-						hr.Measure = map[string]any{"max_fraction": *p.Motion, "gate": *p.MotionGate}
+					hr.Frames = overlays(c, it.Biome)
+					if phi, gate, ok, from := biomeMotion(p, it.Biome); ok {
+						hr.Measure = map[string]any{"max_fraction": phi, "gate": gate, "bursts": from}
 					}
 				default:
 					hr.Reason = reasonSight

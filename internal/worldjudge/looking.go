@@ -100,20 +100,6 @@ func wideFrames(c *capture.Capture) []look.Frame {
 	return out
 }
 
-// motionFrames are the bursts' first frames and their overlays.
-func motionFrames(c *capture.Capture) []look.Frame {
-	var out []look.Frame
-	for _, b := range c.Bursts {
-		if len(b.Frames) > 0 {
-			if v := view(c, b.Frames[0]); v != nil {
-				out = append(out, frameOf(*v, ""))
-			}
-		}
-		out = append(out, look.Frame{View: b.Name + "_motion", File: b.Overlay})
-	}
-	return out
-}
-
 // itemKey is an item's id in a biome's visual call: WC003's and WC004's
 // items share the call, so each is prefixed by its test.
 func itemKey(test, id string) string { return test + "." + id }
@@ -151,7 +137,13 @@ func Look(ctx context.Context, m LookModels, r *rubric.Rubric, dir string, c *ca
 			}
 			a := biomeAsk(r, b, sights, overview)
 			if len(a.Moves) > 0 {
-				a.Motion = motionFrames(c)
+				// The biome's own bursts (its biome frame, already a
+				// sight, is not shown twice), else the page camera's.
+				for _, f := range motionFrames(c, b.ID) {
+					if !slices.ContainsFunc(sights, func(s look.Frame) bool { return s.View == f.View }) {
+						a.Motion = append(a.Motion, f)
+					}
+				}
 			}
 			out.Visual[b.ID] = look.JudgeVisual(ctx, m.Visual, dir, a)
 		}
@@ -479,7 +471,8 @@ func applyLooks(r *rubric.Rubric, rep *Report, l *Looks, p Pixels) {
 // sightMotion judges a sight-motion half (WC004's V_M): the item is seen,
 // the judge's axis agrees with the expected one, and it moves with the
 // bursts' changed-pixel fraction at the rubric's minimum (not needed for
-// still, n/a and grounded entities).
+// still, n/a and grounded entities) — the biome's own bursts, from its
+// close view, when the capture took them (biomeMotion).
 func sightMotion(h *HalfReport, test string, it *ItemReport, ri rubric.Item, l *Looks, p Pixels, noSight func(string) (string, string)) {
 	if s, why := noSight(it.Biome); s != "" {
 		h.Status, h.Reason = s, why
@@ -490,8 +483,9 @@ func sightMotion(h *HalfReport, test string, it *ItemReport, ri rubric.Item, l *
 	mv := v.Motion[itemKey(test, it.ID)]
 	h.Frames = append(append([]string{}, sg.Files...), mv.Files...)
 	h.Measure = map[string]any{"moving": mv.Moving, "axis": mv.Axis, "expected_axis": ri.Axis}
-	if p.Motion != nil {
-		h.Measure["max_fraction"], h.Measure["gate"] = *p.Motion, *p.MotionGate
+	phi, gate, measured, from := biomeMotion(p, it.Biome)
+	if measured {
+		h.Measure["max_fraction"], h.Measure["gate"], h.Measure["bursts"] = phi, gate, from
 	}
 	still := map[string]bool{"still": true, "n/a": true, "grounded": true}[look.NormAxis(ri.Axis)]
 	h.Status = StatusFail
@@ -504,10 +498,10 @@ func sightMotion(h *HalfReport, test string, it *ItemReport, ri rubric.Item, l *
 		h.Status, h.Reason = StatusPass, "seen, and its expected axis needs no motion"
 	case !mv.Moving:
 		h.Reason = "the judge saw it still"
-	case p.MotionGate == nil || !*p.MotionGate:
+	case !gate:
 		h.Reason = "the judge said it moves, but the bursts' changed pixels stay under the rubric's minimum"
 	default:
-		h.Status, h.Reason = StatusPass, fmt.Sprintf("seen moving (%s), and the bursts changed %.5f of their pixels", mv.Axis, *p.Motion)
+		h.Status, h.Reason = StatusPass, fmt.Sprintf("seen moving (%s), and the bursts changed %.5f of their pixels", mv.Axis, phi)
 	}
 }
 

@@ -68,6 +68,12 @@ type Options struct {
 	// measuring what the virtual clock saves (docs/PERFORMANCE.md); its
 	// frames are not reproducible.
 	RealTime bool
+	// Screenshots takes every frame as a screenshot of the canvas, even
+	// with the UI hidden, where the capture otherwise reads the drawn
+	// frame back from WebGL (docs/PERFORMANCE.md: the same pixels for a
+	// fraction of the CPU); CheckReads takes both and lists the frames
+	// whose pixels differ (Capture.Reads).
+	Screenshots, CheckReads bool
 	// Biomes, when set, turn on the legend framing: after the bursts the
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
@@ -102,7 +108,8 @@ type View struct {
 	Document int     `json:"document"`
 	// Luma is the lit-pixel luma (docs/judge.md).
 	Luma float64 `json:"luma"`
-	// Camera is where the page's camera was posed (orbits only).
+	// Camera is where the page's camera was posed (orbits, and the frames of
+	// a biome's bursts taken from its legend view).
 	Camera []float64 `json:"camera,omitempty"`
 	// Seasons are the season names the page's UI showed beyond its
 	// constant text (time samples only).
@@ -133,7 +140,10 @@ type DayNight struct {
 
 // Burst is one still-camera motion burst.
 type Burst struct {
-	Name    string   `json:"name"`
+	Name string `json:"name"`
+	// Biome is the biome whose close view the burst watches (its legend
+	// framing or its navigator view); empty for the page's own camera.
+	Biome   string   `json:"biome,omitempty"`
 	Frames  []string `json:"frames"`
 	Overlay string   `json:"overlay"`
 	GapMs   float64  `json:"gap_ms"`
@@ -198,6 +208,20 @@ type Capture struct {
 	// request); what has no URL is named by its kind in parentheses.
 	Blocked []string `json:"blocked,omitempty"`
 	Timing  Timing   `json:"timing"`
+	// Reads says how the frames were read.
+	Reads Reads `json:"reads"`
+}
+
+// Reads counts how the frames taken with the UI hidden were read: back
+// from WebGL in the task that drew them, or as screenshots of the canvas
+// (the time samples, with the UI shown, always are), and why.
+type Reads struct {
+	WebGL       int      `json:"webgl"`
+	Screenshots int      `json:"screenshots"`
+	Why         []string `json:"why,omitempty"`
+	// Differ are the frames whose WebGL read and screenshot differ
+	// (with Options.CheckReads only).
+	Differ []string `json:"differ,omitempty"`
 }
 
 // Frames counts the distinct frames saved.
@@ -316,6 +340,9 @@ type capturer struct {
 	// rtFrames counts the frames of page time slept in the current
 	// document with Options.RealTime.
 	rtFrames int
+	// hidden: the page's UI is hidden (hud), so a frame is the canvas
+	// alone and may be read back from WebGL (readAt).
+	hidden bool
 }
 
 // frame is the current document's frame: the virtual clock's, or with
@@ -428,14 +455,10 @@ func (k *capturer) run(ctx context.Context) error {
 		return err
 	}
 	c.Timing.Orbits = time.Since(t).Milliseconds()
-	// 5. The biome frames at the day: the camera posed where each legend
-	// flight came to rest.
-	t = time.Now()
-	if err := k.legendShots(ctx); err != nil {
-		return err
-	}
-	c.Timing.Legend += time.Since(t).Milliseconds()
-	// 6. Still-camera bursts with the HUD hidden.
+	// 5. Still-camera bursts with the HUD hidden, at the day: one per biome
+	// its legend framed (the camera posed where the legend's flight came
+	// to rest; the first frame is the biome frame) and one with the page's
+	// own camera, their frames interleaved (bursts.go).
 	t = time.Now()
 	if err := k.bursts(ctx); err != nil {
 		return err
@@ -498,16 +521,114 @@ func (k *capturer) takeCoverage(ctx context.Context) error {
 	return nil
 }
 
+// hud hides the page's UI (WorldBench's style: everything but canvases
+// invisible) or shows it again.
+func (k *capturer) hud(ctx context.Context, show bool) error {
+	js := hideHUD
+	if show {
+		js = showHUD
+	}
+	if err := k.s.Eval(ctx, k.limit(), js, nil); err != nil {
+		return err
+	}
+	k.hidden = !show
+	return nil
+}
+
 // frameAt steps to frame f (at least one frame), draws it and saves it.
+// With the UI hidden the drawn frame is read back from WebGL in the task
+// that drew it (readGL), unless a screenshot could show other pixels; else
+// it is a screenshot of the canvas.
 func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
 	steps := max(1, f-k.frame())
+	if k.hidden && !k.o.RealTime && !k.o.Screenshots {
+		return k.readAt(ctx, steps, name, kind)
+	}
 	if _, err := k.advance(ctx, steps, true); err != nil {
 		return View{}, err
 	}
 	return k.shot(ctx, name, kind)
 }
 
-// shot saves the current, drawn frame.
+// readAt steps n frames, the last drawn with a read armed (capture/hook.js:
+// each render to the screen reads the drawing buffer back right after
+// drawing), and saves that read; when the hook declines it (another
+// element over the canvas, a canvas not opaque, a CSS effect, another
+// size than its box: see takeRead) the frame is a screenshot, as without
+// the UI hidden. With Options.CheckReads both are taken and compared.
+func (k *capturer) readAt(ctx context.Context, n int, name, kind string) (View, error) {
+	if n > 1 {
+		if _, err := k.advance(ctx, n-1, false); err != nil {
+			return View{}, err
+		}
+	}
+	var armed bool
+	if err := k.s.Eval(ctx, k.limit(), `window.__wj ? window.__wj.armRead() : false`, &armed); err != nil {
+		return View{}, err
+	}
+	if _, err := k.advance(ctx, 1, true); err != nil {
+		return View{}, err
+	}
+	var raw string
+	if armed {
+		if err := k.s.Eval(ctx, k.limit()+k.gpuLimit(), `window.__wj.takeRead()`, &raw); err != nil {
+			return View{}, err
+		}
+	}
+	var r struct {
+		W, H   int
+		RGB    []byte
+		Reason string
+	}
+	if !armed {
+		r.Reason = "the capture's hook is not in the page"
+	} else if err := json.Unmarshal([]byte(raw), &r); err != nil || (r.Reason == "" && len(r.RGB) != 3*r.W*r.H) {
+		return View{}, infraErr{fmt.Errorf("the WebGL read of %s: %d bytes for %d×%d (%v)", name, len(r.RGB), r.W, r.H, err)}
+	}
+	if r.Reason != "" {
+		k.c.Reads.Screenshots++
+		if len(k.c.Reads.Why) < 5 && !slices.Contains(k.c.Reads.Why, r.Reason) {
+			k.c.Reads.Why = append(k.c.Reads.Why, r.Reason)
+		}
+		return k.shot(ctx, name, kind)
+	}
+	k.c.Reads.WebGL++
+	rgb := measure.RGB{W: r.W, H: r.H, Pix: r.RGB}
+	if k.o.CheckReads {
+		v, err := k.shot(ctx, name, kind)
+		if err != nil {
+			return View{}, err
+		}
+		k.c.Views = k.c.Views[:len(k.c.Views)-1]
+		if !bytes.Equal(v.rgb.Pix, rgb.Pix) || v.rgb.W != rgb.W {
+			k.c.Reads.Differ = append(k.c.Reads.Differ, name)
+		}
+	}
+	file := filepath.Join("frames", name+".png")
+	if err := writePNG(filepath.Join(k.out, file), rgbImage(rgb)); err != nil {
+		return View{}, infraErr{err}
+	}
+	return k.keep(name, kind, file, k.s.Frame(), rgb), nil
+}
+
+// gpuLimit is the session's GPU allowance (0: its default).
+func (k *capturer) gpuLimit() time.Duration {
+	if k.o.GPUTimeout > 0 {
+		return k.o.GPUTimeout
+	}
+	return session.DefaultGPUTimeout
+}
+
+// rgbImage is m as an opaque image for PNG.
+func rgbImage(m measure.RGB) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, m.W, m.H))
+	for i := 0; i < m.W*m.H; i++ {
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2], 255
+	}
+	return img
+}
+
+// shot saves the current, drawn frame from a screenshot of the canvas.
 func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 	px, err := k.s.CanvasPixels(ctx)
 	if err != nil {
@@ -524,8 +645,11 @@ func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 	if err := os.WriteFile(filepath.Join(k.out, file), px.PNG, 0o644); err != nil {
 		return View{}, infraErr{fmt.Errorf("writing %s: %w", file, err)}
 	}
-	rgb := measure.ToRGB(img)
-	frame := px.Frame
+	return k.keep(name, kind, file, px.Frame, measure.ToRGB(img)), nil
+}
+
+// keep records a saved frame as a view, with its lit luma.
+func (k *capturer) keep(name, kind, file string, frame int, rgb measure.RGB) View {
 	if k.o.RealTime {
 		frame = k.rtFrames
 	}
@@ -536,7 +660,7 @@ func (k *capturer) shot(ctx context.Context, name, kind string) (View, error) {
 		v.Luma = measure.LitLuma(rgb, measure.LitLumaConfig{CropLeft: l.CropLeft, Width: l.Resize[0], Height: l.Resize[1], VoidMax: uint8(l.VoidMax)})
 	}
 	k.c.Views = append(k.c.Views, v)
-	return v, nil
+	return v
 }
 
 var seasonRe = regexp.MustCompile(`(?i)\b(spring|summer|autumn|fall|winter)\b`)
@@ -658,7 +782,7 @@ func (k *capturer) orbits(ctx context.Context) error {
 	}
 	// The wide views are taken with the page's UI hidden, as every frame
 	// shown to blind identification is.
-	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+	if err := k.hud(ctx, false); err != nil {
 		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
 	}
 	for _, p := range poses {
@@ -683,7 +807,7 @@ func (k *capturer) orbits(ctx context.Context) error {
 	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
 		return fmt.Errorf("clearing the pose: %w", pageErr{err})
 	}
-	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+	if err := k.hud(ctx, true); err != nil {
 		return fmt.Errorf("showing the HUD: %w", pageErr{err})
 	}
 	return nil
@@ -692,64 +816,6 @@ func (k *capturer) orbits(ctx context.Context) error {
 // hideHUD is WorldBench's HUD hiding: everything but canvases invisible,
 // the markup kept so page scripts that touch it still work.
 const hideHUD = `(() => { const s = document.createElement('style'); s.id = '__wj_hide'; s.textContent = 'body *{visibility:hidden !important} canvas{visibility:visible !important}'; (document.head || document.documentElement).appendChild(s); return true; })()`
-
-// bursts takes the near burst (the page's own camera, HUD hidden), zooms
-// out with the wheel, waits a second of page time and takes the far burst.
-func (k *capturer) bursts(ctx context.Context) error {
-	b := k.o.Pixels.Bursts
-	gap := int(math.Round(b.GapSeconds * k.o.FPS))
-	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
-		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
-	}
-	take := func(name string, n int) error {
-		var fr []measure.Gray
-		br := Burst{Name: name, GapMs: float64(gap) * 1000 / k.o.FPS}
-		var first measure.RGB
-		for i := 0; i < n; i++ {
-			steps := gap
-			if i == 0 {
-				steps = 1
-			}
-			v, err := k.frameAt(ctx, k.frame()+steps, fmt.Sprintf("%s_%d", name, i), name)
-			if err != nil {
-				return fmt.Errorf("%s frame %d: %w", name, i, pageErr{err})
-			}
-			if i == 0 {
-				first = v.rgb
-			}
-			fr = append(fr, v.rgb.Gray())
-			br.Frames = append(br.Frames, v.Name)
-		}
-		m := measure.BurstMotion(fr, k.o.Pixels.ChangeThreshold)
-		br.Fraction, br.Changed, br.Pixels = m.Fraction, m.Changed, m.Pixels
-		br.Overlay = filepath.ToSlash(filepath.Join("frames", name+"_motion.png"))
-		if err := writePNG(filepath.Join(k.out, br.Overlay), measure.Overlay(first, m.Mask)); err != nil {
-			return infraErr{err}
-		}
-		k.c.Bursts = append(k.c.Bursts, br)
-		return nil
-	}
-	if err := take("burst_near", b.NearFrames); err != nil {
-		return err
-	}
-	before := k.cameraPos(ctx)
-	if r, err := k.s.Canvas(ctx); err == nil {
-		at := target.Target{At: []float64{r.Width / 2, r.Height / 2}}
-		for i := 0; i < b.ZoomOutSteps; i++ {
-			if err := k.s.Wheel(ctx, at, 0, 120); err != nil {
-				return fmt.Errorf("zooming out: %w", pageErr{err})
-			}
-		}
-	}
-	if _, err := k.advance(ctx, int(math.Round(k.o.FPS)), false); err != nil {
-		return fmt.Errorf("after the zoom-out: %w", pageErr{err})
-	}
-	after := k.cameraPos(ctx)
-	if before != nil && after != nil {
-		k.c.BurstsNote = fmt.Sprintf("near burst with the page's own camera at the day; %d wheel steps out (deltaY +120, the page's own controls), the camera moved %.2f", b.ZoomOutSteps, dist(before, after))
-	}
-	return take("burst_far", b.FarFrames)
-}
 
 // camera reads the camera the page last rendered to the screen with
 // (capture/hook.js), or nil when the harness saw none.

@@ -10,6 +10,66 @@
   if (!devtools || typeof devtools.addEventListener !== 'function') return;
   let pose = null;
   let last = null;
+  // A read armed for the next drawn frame: each render to the screen in
+  // it reads the drawing buffer back right after drawing (in the same
+  // task, so a buffer that is not preserved is still there); the last
+  // one wins.
+  let readArmed = false;
+  let read = null;
+  const readBack = (r) => {
+    try {
+      const gl = r.getContext();
+      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+      const px = new Uint8Array(w * h * 4);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      read = { canvas: r.domElement, w, h, px };
+    } catch (e) { read = { error: String(e) }; }
+  };
+  // takeRead returns the armed read as {w, h, rgb} (base64, rows top
+  // down), or {reason} when a screenshot of the canvas could show other
+  // pixels: no read, another size than the canvas's box, a pixel not
+  // opaque, a CSS effect on the canvas or an ancestor, or another visible
+  // element over it.
+  const takeRead = () => {
+    readArmed = false;
+    const rd = read;
+    read = null;
+    if (!rd) return JSON.stringify({ reason: 'no render to the screen in the drawn frame' });
+    if (rd.error) return JSON.stringify({ reason: 'readPixels failed: ' + rd.error });
+    const c = rd.canvas;
+    if (!c || !c.isConnected) return JSON.stringify({ reason: 'the canvas is not in the document' });
+    const b = c.getBoundingClientRect();
+    if (b.width !== rd.w || b.height !== rd.h || b.left < 0 || b.top < 0 || b.right > innerWidth || b.bottom > innerHeight) {
+      return JSON.stringify({ reason: 'the canvas box is not its drawing buffer within the viewport' });
+    }
+    for (let el = c; el && el.nodeType === 1; el = el.parentElement) {
+      const cs = getComputedStyle(el);
+      if (cs.opacity !== '1' || cs.filter !== 'none' || cs.mixBlendMode !== 'normal' || (el === c && (cs.transform !== 'none' || cs.visibility !== 'visible'))) {
+        return JSON.stringify({ reason: 'a CSS effect on the canvas' });
+      }
+    }
+    for (const el of document.querySelectorAll('body *, body')) {
+      if (el === c || el.contains(c) || el === document.body) continue;
+      const cs = getComputedStyle(el);
+      if (cs.visibility !== 'visible' || cs.display === 'none') continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top) {
+        return JSON.stringify({ reason: 'another element is visible over the canvas' });
+      }
+    }
+    const { w, h, px } = rd;
+    const rgb = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      let i = (h - 1 - y) * w * 4, o = y * w * 3;
+      for (let x = 0; x < w; x++, i += 4, o += 3) {
+        if (px[i + 3] !== 255) return JSON.stringify({ reason: 'the canvas is not opaque' });
+        rgb[o] = px[i]; rgb[o + 1] = px[i + 1]; rgb[o + 2] = px[i + 2];
+      }
+    }
+    let s = '';
+    for (let i = 0; i < rgb.length; i += 0x8000) s += String.fromCharCode.apply(null, rgb.subarray(i, i + 0x8000));
+    return JSON.stringify({ w, h, rgb: btoa(s) });
+  };
   const wrap = (r) => {
     const inner = r.render;
     if (typeof inner !== 'function') return;
@@ -30,7 +90,9 @@
             }
           }
           try {
-            return inner.apply(this, arguments);
+            const out = inner.apply(this, arguments);
+            if (readArmed && toScreen && camera && camera.isCamera) readBack(this);
+            return out;
           } finally {
             if (saved) {
               camera.position.copy(saved[0]);
@@ -50,6 +112,8 @@
   const api = Object.freeze({
     setPose: (p) => { pose = Array.from(p).slice(0, 6).map(Number); return pose.every(Number.isFinite); },
     clearPose: () => { pose = null; },
+    armRead: () => { readArmed = true; read = null; return true; },
+    takeRead,
     camera: () => {
       if (!last || !last.matrixWorld) return 'null';
       const e = last.matrixWorld.elements;

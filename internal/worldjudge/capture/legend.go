@@ -39,7 +39,7 @@ type LegendButton struct {
 	// Error is why clicking it failed (the frame is then missing).
 	Error string `json:"error,omitempty"`
 	// Pose is where the page's camera came to rest after the click: its
-	// position and a point it looked at (legendShots poses it at the day).
+	// position and a point it looked at (the bursts pose it at the day: bursts.go).
 	Pose []float64 `json:"pose,omitempty"`
 }
 
@@ -205,8 +205,8 @@ func (k *capturer) uiTexts(ctx context.Context) ([]string, error) {
 // rubric's biomes and, for each biome in rubric order, clicks its
 // element, lets LegendSettleSeconds of page time run (not drawn) and
 // reads where the page's camera came to rest (LegendButton.Pose). It runs
-// in the day-cycle pass's document, after the time samples; legendShots
-// then takes the frames at the day.
+// in the day-cycle pass's document, after the time samples; the bursts
+// (bursts.go) then take the frames at the day.
 func (k *capturer) legendFlights(ctx context.Context) error {
 	lg := &Legend{Buttons: []LegendButton{}, Framed: []string{}}
 	k.c.Legend = lg
@@ -262,45 +262,4 @@ func pose(cam *camInfo) []float64 {
 		p[3+i] = measure.Round(cam.Position[i]+cam.Forward[i], 4)
 	}
 	return p
-}
-
-// legendShots takes biome_<id> for each biome whose legend flight came to
-// rest: the page's camera posed where the flight left it, for one drawn
-// frame each, in the document stepped to the day — so every biome frame
-// is at the day's time of day (the flights ran in the day-cycle pass's
-// document, whose clock had moved on), with the HUD hidden.
-func (k *capturer) legendShots(ctx context.Context) error {
-	lg := k.c.Legend
-	if lg == nil || len(k.legendMatch) == 0 {
-		return nil
-	}
-	if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
-		return fmt.Errorf("hiding the HUD: %w", pageErr{err})
-	}
-	for _, b := range k.o.Biomes {
-		i, ok := k.legendMatch[b.ID]
-		if !ok || lg.Buttons[i].Pose == nil {
-			continue
-		}
-		btn := &lg.Buttons[i]
-		arg, _ := json.Marshal(btn.Pose)
-		var ok2 bool
-		if err := k.s.Eval(ctx, k.limit(), "window.__wj.setPose("+string(arg)+")", &ok2); err != nil {
-			return fmt.Errorf("posing the camera for %s: %w", b.ID, pageErr{err})
-		}
-		name := "biome_" + b.ID
-		if _, err := k.frameAt(ctx, k.frame()+1, name, "biome"); err != nil {
-			return fmt.Errorf("%s: %w", name, pageErr{err})
-		}
-		btn.View = name
-		lg.Framed = append(lg.Framed, b.ID)
-	}
-	if err := k.s.Eval(ctx, k.limit(), "window.__wj.clearPose()", nil); err != nil {
-		return fmt.Errorf("clearing the pose: %w", pageErr{err})
-	}
-	if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
-		return fmt.Errorf("showing the HUD: %w", pageErr{err})
-	}
-	lg.Note = fmt.Sprintf("%d of %d biomes framed from the page's own legend (%d clickable elements): each element clicked after the time samples and its camera flight given %.0f s of page time; each frame then taken at the day, the page's camera posed where its flight came to rest, HUD hidden", len(lg.Framed), len(k.o.Biomes), len(lg.Buttons), LegendSettleSeconds)
-	return nil
 }

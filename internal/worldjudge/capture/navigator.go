@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/chromedp/cdproto/input"
+
 	"github.com/worldprobe/worldprobe/internal/llm"
 	"github.com/worldprobe/worldprobe/internal/pixel"
 	"github.com/worldprobe/worldprobe/internal/target"
@@ -28,6 +30,7 @@ const NavigatorInstruction = `You steer the camera of a 3D voxel island in a web
 - ui(): list the page's clickable elements as uid=N "text";
 - click(uid): click one of them (legend entries often fly the camera to a region);
 - orbit(dx, dy): drag on the scene to turn the camera (pixels; 300 is about a quarter turn);
+- pan(dx, dy): drag on the scene with the right button to slide the camera sideways (pixels);
 - zoom(steps): scroll; negative steps zoom in, positive zoom out (at most 8);
 - save(shows_region, confidence, note): keep the current picture when it shows the region; this ends the search;
 - give_up(reason): end the search when you cannot find it.
@@ -58,6 +61,7 @@ var navTools = []llm.Tool{
 	{Name: "ui", Description: "List the page's clickable elements.", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
 	{Name: "click", Description: "Click the element with this uid.", Parameters: json.RawMessage(`{"type":"object","properties":{"uid":{"type":"integer"}},"required":["uid"]}`)},
 	{Name: "orbit", Description: "Drag on the scene by (dx, dy) pixels.", Parameters: json.RawMessage(`{"type":"object","properties":{"dx":{"type":"number"},"dy":{"type":"number"}},"required":["dx","dy"]}`)},
+	{Name: "pan", Description: "Drag on the scene with the right button by (dx, dy) pixels.", Parameters: json.RawMessage(`{"type":"object","properties":{"dx":{"type":"number"},"dy":{"type":"number"}},"required":["dx","dy"]}`)},
 	{Name: "zoom", Description: "Scroll by steps (negative: in).", Parameters: json.RawMessage(`{"type":"object","properties":{"steps":{"type":"integer"}},"required":["steps"]}`)},
 	{Name: "save", Description: "Keep the current picture.", Parameters: json.RawMessage(`{"type":"object","properties":{"shows_region":{"type":"boolean"},"confidence":{"type":"number"},"note":{"type":"string"}},"required":["shows_region","confidence"]}`)},
 	{Name: "give_up", Description: "End the search.", Parameters: json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}`)},
@@ -67,7 +71,8 @@ var navTools = []llm.Tool{
 // conversation, at most NavigatorSteps tool calls, only the newest frame
 // kept as an image (older ones become "[old frame dropped]"). A saved
 // frame is taken again with the HUD hidden as biome_<id>; its "found" is
-// not trusted — blind identification decides.
+// not trusted — blind identification decides. Each saved view gets its
+// motion bursts (burstSet) there and then, as WorldBench's capture does.
 func (k *capturer) navigate(ctx context.Context) error {
 	framed := map[string]bool{}
 	if k.c.Legend != nil {
@@ -155,21 +160,25 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 			if _, err := k.advance(ctx, max(1, int(math.Round(LegendSettleSeconds*k.o.FPS))), false); err != nil {
 				return ep, pageErr{err}
 			}
-		case call.Name == "orbit":
+		case call.Name == "orbit" || call.Name == "pan":
+			button, did := input.MouseButtonLeft, "orbited"
+			if call.Name == "pan" {
+				button, did = input.MouseButtonRight, "panned"
+			}
 			r, err := k.s.Canvas(ctx)
 			if err != nil {
 				return ep, pageErr{err}
 			}
 			cx, cy := r.Width/2, r.Height/2
 			to := []float64{min(max(cx+args.DX, 0), r.Width-1), min(max(cy+args.DY, 0), r.Height-1)}
-			if err := k.s.Drag(ctx, target.Target{At: []float64{cx, cy}}, target.Target{At: to}, 10, 1); err != nil {
+			if err := k.s.DragButton(ctx, target.Target{At: []float64{cx, cy}}, target.Target{At: to}, 10, 1, button); err != nil {
 				if pageGone(err) {
 					return ep, pageErr{err}
 				}
 				st.Result = "ERROR: " + err.Error()
 				break
 			}
-			st.Result, newFrame = "orbited", true
+			st.Result, newFrame = did, true
 		case call.Name == "zoom":
 			r, err := k.s.Canvas(ctx)
 			if err != nil {
@@ -192,14 +201,17 @@ func (k *capturer) episode(ctx context.Context, b rubric.Biome) (Episode, error)
 			if args.Shows != nil && *args.Shows && args.Confidence >= 0.5 {
 				ep.Status = "found"
 			}
-			if err := k.s.Eval(ctx, k.limit(), hideHUD, nil); err != nil {
+			if err := k.hud(ctx, false); err != nil {
 				return ep, pageErr{err}
 			}
+			// The saved view is retaken with the HUD hidden as the first
+			// frame of the biome's motion bursts (the page's camera held
+			// still, then its own wheel zoom-out).
 			ep.View = "biome_" + b.ID
-			if _, err := k.frameAt(ctx, k.frame()+1, ep.View, "biome"); err != nil {
-				return ep, fmt.Errorf("%s: %w", ep.View, pageErr{err})
+			if _, err := k.burstSet(ctx, []subject{{biome: b.ID}}); err != nil {
+				return ep, err
 			}
-			if err := k.s.Eval(ctx, k.limit(), showHUD, nil); err != nil {
+			if err := k.hud(ctx, true); err != nil {
 				return ep, pageErr{err}
 			}
 			return ep, nil
