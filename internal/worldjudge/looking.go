@@ -487,12 +487,12 @@ func sightMotion(h *HalfReport, test string, it *ItemReport, ri rubric.Item, l *
 	if measured {
 		h.Measure["max_fraction"], h.Measure["gate"], h.Measure["bursts"] = phi, gate, from
 	}
-	still := map[string]bool{"still": true, "n/a": true, "grounded": true}[look.NormAxis(ri.Axis)]
+	still := map[string]bool{"still": true, "n/a": true, "grounded": true}[rubric.WC004Axes.Norm(ri.Axis)]
 	h.Status = StatusFail
 	switch {
 	case !sg.Counted:
 		h.Reason = "not seen in a confirmed frame"
-	case !look.AxisOK(ri.Axis, mv.Axis):
+	case !rubric.WC004Axes.OK(ri.Axis, mv.Axis):
 		h.Reason = fmt.Sprintf("the judge's axis %q is not the expected %q", mv.Axis, ri.Axis)
 	case still:
 		h.Status, h.Reason = StatusPass, "seen, and its expected axis needs no motion"

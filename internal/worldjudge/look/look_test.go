@@ -254,7 +254,7 @@ func TestJudgeVisualReadsRealReplies(t *testing.T) {
 	if l := v.Leaks["WC003.snow_on_volcano"]; l.Visible || l.Counted {
 		t.Fatalf("leak %+v", l)
 	}
-	if mv := v.Motion["WC004.ash_plume"]; !mv.Moving || mv.Axis != "up" || !AxisOK("rising", mv.Axis) || !reflect.DeepEqual(mv.Files, []string{"frames/burst_near_motion.png"}) {
+	if mv := v.Motion["WC004.ash_plume"]; !mv.Moving || mv.Axis != "up" || !rubric.WC004Axes.OK("rising", mv.Axis) || !reflect.DeepEqual(mv.Files, []string{"frames/burst_near_motion.png"}) {
 		t.Fatalf("motion %+v", mv)
 	}
 	// The request: every frame under its view name, the system prompt's
@@ -284,21 +284,6 @@ func TestJudgeVisualReadsRealReplies(t *testing.T) {
 	}
 	if f.left() != 0 {
 		t.Fatalf("%d replies unused", f.left())
-	}
-}
-
-func TestAxisOK(t *testing.T) {
-	for _, c := range []struct {
-		expected, said string
-		ok             bool
-	}{
-		{"rising", "up", true}, {"rising", "pulsing", true}, {"falling", "drift", true}, {"falling", "flowing", true},
-		{"flowing", "falling", true}, {"blowing", "sideways", true}, {"still", "", true}, {"n/a", "static", true},
-		{"falling", "rising", false}, {"blowing", "falling", false}, {"pulsing", "rising", false},
-	} {
-		if got := AxisOK(c.expected, c.said); got != c.ok {
-			t.Errorf("AxisOK(%q, %q) = %v", c.expected, c.said, got)
-		}
 	}
 }
 

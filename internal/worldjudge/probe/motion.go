@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/worldjudge/quote"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
 
 // WorldBench's motion rules on the code side (WC004's C_L and C_M,
@@ -49,82 +50,6 @@ const (
 	StarsOrDomeID = "stars_or_atmosphere_dome"
 )
 
-// AxisRules are one test's motion axes: the valid words, the aliases
-// models use for them, and, per expected axis, the reported axes that
-// also agree with it.
-type AxisRules struct {
-	Valid      []string
-	Aliases    map[string]string
-	Compatible map[string][]string
-}
-
-// Norm is WorldBench's axis normalisation: lower case, trimmed, '-' and
-// ' ' become '_'; empty is "n/a"; a valid axis stays, else an alias maps
-// it, else it stays as it is (and agrees with nothing but itself).
-func (a AxisRules) Norm(s string) string {
-	s = strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
-	if s == "" {
-		return "n/a"
-	}
-	for _, v := range a.Valid {
-		if v == s {
-			return s
-		}
-	}
-	if n, ok := a.Aliases[s]; ok {
-		return n
-	}
-	return s
-}
-
-// OK says whether a reported axis agrees with the expected one.
-func (a AxisRules) OK(expected, reported string) bool {
-	e, r := a.Norm(expected), a.Norm(reported)
-	if e == r {
-		return true
-	}
-	for _, c := range a.Compatible[e] {
-		if c == r {
-			return true
-		}
-	}
-	return false
-}
-
-// Rules of the tests with motion on the code side (WC004's grade.py and
-// WC005's, as the shared corpus's rubric records them).
-var (
-	// WC004Axes: WC004's VALID_AXES, aliases and compatibility. Empty
-	// normalises to "n/a", so an expected n/a or still also accepts "".
-	WC004Axes = AxisRules{
-		Valid: []string{"n/a", "falling", "blowing", "rising", "still", "flowing", "grounded", "pulsing"},
-		Aliases: map[string]string{
-			"fall": "falling", "down": "falling", "downward": "falling", "drift": "falling",
-			"horizontal": "blowing", "wind": "blowing", "sideways": "blowing",
-			"up": "rising", "upward": "rising",
-			"static": "n/a", "none": "n/a", "na": "n/a",
-			"flow": "flowing", "walk": "grounded", "idle": "grounded",
-			"pulse": "pulsing", "glow": "pulsing", "hang": "still",
-		},
-		Compatible: map[string][]string{
-			"n/a": {"still"}, "still": {"n/a"},
-			"falling": {"flowing"}, "flowing": {"falling", "pulsing"}, "rising": {"pulsing"},
-		},
-	}
-	// WC005Axes: every WC005 item expects "cyclic"; pulsing agrees.
-	WC005Axes = AxisRules{
-		Valid: []string{"cyclic", "n/a", "falling", "blowing", "rising", "still", "flowing", "grounded", "pulsing"},
-		Aliases: map[string]string{
-			"orbit": "cyclic", "orbiting": "cyclic", "loop": "cyclic", "day": "cyclic", "season": "cyclic", "wrap": "cyclic",
-			"pulse": "pulsing", "glow": "pulsing",
-			"static": "n/a", "none": "n/a", "na": "n/a",
-		},
-		Compatible: map[string][]string{
-			"cyclic": {"pulsing"}, "n/a": {"still"}, "still": {"n/a"},
-		},
-	}
-)
-
 // Time-update patterns: a motion quote (comments removed, CodeOnly) must
 // match its test's pattern. These are WorldBench's patterns in full (its
 // WC004 and WC005 grade.py, recorded in the shared corpus's gates.json);
@@ -140,7 +65,7 @@ var (
 
 // MotionRules are one test's code-side motion rules.
 type MotionRules struct {
-	Axes       AxisRules
+	Axes       rubric.AxisRules
 	TimeUpdate *regexp.Regexp
 	// SameLine: a motion quote that is the look quote may stand when it
 	// constructs nothing and runs every frame (WC005); else it is refused.
@@ -151,8 +76,8 @@ type MotionRules struct {
 // test id. A test not listed keeps the plain rule: a motion quote that is
 // the look quote is refused.
 var Motion = map[string]MotionRules{
-	"WC004": {Axes: WC004Axes, TimeUpdate: WC004TimeUpdate},
-	"WC005": {Axes: WC005Axes, TimeUpdate: WC005TimeUpdate, SameLine: true},
+	"WC004": {Axes: rubric.WC004Axes, TimeUpdate: WC004TimeUpdate},
+	"WC005": {Axes: rubric.WC005Axes, TimeUpdate: WC005TimeUpdate, SameLine: true},
 }
 
 // CodeOnly is WorldBench's code_only: lines that are empty or begin

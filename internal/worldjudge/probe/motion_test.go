@@ -10,58 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/worldjudge/quote"
+	"github.com/worldprobe/worldprobe/internal/worldjudge/rubric"
 )
-
-func TestAxisRules(t *testing.T) {
-	for _, c := range []struct {
-		rules              AxisRules
-		expected, reported string
-		norm               string
-		ok                 bool
-	}{
-		{WC004Axes, "falling", "falling", "falling", true},
-		{WC004Axes, "falling", "Down", "falling", true},
-		{WC004Axes, "falling", "downward", "falling", true},
-		{WC004Axes, "falling", "drift", "falling", true},
-		{WC004Axes, "falling", "flowing", "flowing", true},
-		{WC004Axes, "falling", "flow", "flowing", true},
-		{WC004Axes, "falling", "rising", "rising", false},
-		{WC004Axes, "falling", "", "n/a", false},
-		{WC004Axes, "flowing", "falling", "falling", true},
-		{WC004Axes, "flowing", "glow", "pulsing", true},
-		{WC004Axes, "flowing", "blowing", "blowing", false},
-		{WC004Axes, "blowing", "sideways", "blowing", true},
-		{WC004Axes, "blowing", "wind", "blowing", true},
-		{WC004Axes, "blowing", "falling", "falling", false},
-		{WC004Axes, "rising", "upward", "rising", true},
-		{WC004Axes, "rising", "pulse", "pulsing", true},
-		{WC004Axes, "pulsing", "rising", "rising", false},
-		{WC004Axes, "grounded", "idle", "grounded", true},
-		{WC004Axes, "grounded", "walk", "grounded", true},
-		{WC004Axes, "grounded", "", "n/a", false},
-		{WC004Axes, "still", "hang", "still", true},
-		{WC004Axes, "still", "", "n/a", true},
-		{WC004Axes, "still", "static", "n/a", true},
-		{WC004Axes, "n/a", "still", "still", true},
-		{WC004Axes, "n/a", " NONE ", "n/a", true},
-		{WC004Axes, "n/a", "falling", "falling", false},
-		{WC004Axes, "falling", "zig-zag", "zig_zag", false},
-		// WC004 knows no "cyclic", and "orbit" is WC005's alias only.
-		{WC004Axes, "falling", "orbit", "orbit", false},
-		{WC005Axes, "cyclic", "cyclic", "cyclic", true},
-		{WC005Axes, "cyclic", "orbit", "cyclic", true},
-		{WC005Axes, "cyclic", "Day", "cyclic", true},
-		{WC005Axes, "cyclic", "season", "cyclic", true},
-		{WC005Axes, "cyclic", "wrap", "cyclic", true},
-		{WC005Axes, "cyclic", "glow", "pulsing", true},
-		{WC005Axes, "cyclic", "falling", "falling", false},
-		{WC005Axes, "cyclic", "", "n/a", false},
-		{WC005Axes, "cyclic", "down", "down", false},
-	} {
-		require.Equal(t, c.norm, c.rules.Norm(c.reported), "Norm(%q)", c.reported)
-		require.Equal(t, c.ok, c.rules.OK(c.expected, c.reported), "OK(%q, %q)", c.expected, c.reported)
-	}
-}
 
 func TestTimeUpdate(t *testing.T) {
 	for _, c := range []struct {
@@ -280,15 +230,15 @@ func TestMotionRulesMatchTheSharedCorpus(t *testing.T) {
 		Aliases map[string]string `json:"axis_aliases"`
 	}
 	read("WC004.json", &wc4)
-	require.ElementsMatch(t, wc4.Valid, WC004Axes.Valid)
-	require.Equal(t, wc4.Aliases, WC004Axes.Aliases)
+	require.ElementsMatch(t, wc4.Valid, rubric.WC004Axes.Valid)
+	require.Equal(t, wc4.Aliases, rubric.WC004Axes.Aliases)
 	var wc5 struct {
 		Axis struct {
 			Aliases map[string]string `json:"aliases"`
 		} `json:"axis"`
 	}
 	read("WC005.json", &wc5)
-	require.Equal(t, wc5.Axis.Aliases, WC005Axes.Aliases)
+	require.Equal(t, wc5.Axis.Aliases, rubric.WC005Axes.Aliases)
 }
 
 // TestMoonAndStarRules: WC005's moon quote must name a moon (stars are
