@@ -21,10 +21,10 @@ func contactScene(p *fakePage) {
 	p.objects = map[string]map[string]any{
 		"table": {"name": "table", "semantic": map[string]any{"role": "surface", "name": "table"},
 			"solids": []any{solid([3]float64{-0.5, 0, -1.5}, [3]float64{1, 0.65, 1})}},
-		"top":   {"name": "top", "parent": "table", "solids": []any{solid([3]float64{-0.5, 0.65, -1.5}, [3]float64{1, 0.1, 1})}},
-		"cube":  {"name": "cube", "semantic": map[string]any{"role": "grabbable", "name": "cube"}, "solids": []any{solid([3]float64{-0.1, 0.75, -1.1}, [3]float64{0.2, 0.2, 0.2})}},
-		"ball":  {"name": "ball", "solids": []any{solid([3]float64{-0.05, 1.0, -1.05}, [3]float64{0.1, 0.1, 0.1})}},
-		"group": {"name": "group"},
+		"top":    {"name": "top", "parent": "table", "solids": []any{solid([3]float64{-0.5, 0.65, -1.5}, [3]float64{1, 0.1, 1})}},
+		"cube":   {"name": "cube", "semantic": map[string]any{"role": "grabbable", "name": "cube"}, "solids": []any{solid([3]float64{-0.1, 0.75, -1.1}, [3]float64{0.2, 0.2, 0.2})}},
+		"ball":   {"name": "ball", "solids": []any{solid([3]float64{-0.05, 1.0, -1.05}, [3]float64{0.1, 0.1, 0.1})}},
+		"group":  {"name": "group"},
 		"turned": {"name": "turned", "solids": []any{[]any{-s, 3.0, 0.0, s, 0.0, -s, 0.0, 1.0, 0.0, s, 0.0, s}}},
 		"crate":  {"name": "crate", "solids": []any{solid([3]float64{0.4, 3.0, 0.4}, [3]float64{1, 1, 1})}},
 	}
