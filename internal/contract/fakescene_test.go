@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/worldprobe/worldprobe/internal/contract/contracttest/world"
 	"github.com/worldprobe/worldprobe/internal/target"
 )
 
@@ -50,7 +51,10 @@ func (p *fakePage) fakeBody(name string) map[string]any {
 	solids := []any{}
 	for _, n := range slices.Sorted(maps.Keys(p.objects)) {
 		if n == name || slices.Contains(p.ancestors(n), any(name)) {
-			own, _ := p.objects[n]["solids"].([]any)
+			own, ok := p.objects[n]["solids"].([]any)
+			if !ok {
+				own = p.worldSolids(n)
+			}
 			solids = append(solids, own...)
 		}
 	}
@@ -88,9 +92,33 @@ func (p *fakePage) Panel(ctx context.Context, r ObjectRef) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	m, ok := p.objects[name]["panel"].(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("object %q: the fake has no panel for it", name)
+	if m, ok := p.objects[name]["panel"].(map[string]any); ok {
+		return m, nil
 	}
-	return m, nil
+	// The conformance world: no text; the ball seen whole by the camera
+	// while it is on screen, the hidden box behind it.
+	out := map[string]any{"text": "", "texts": []any{}, "unread": []any{}, "visible": false, "in_view": false,
+		"occluded": false, "samples": 0.0, "hidden": 0.0}
+	if name == "ball" {
+		_, _, on := world.Project([3]float64{0, p.y, 0})
+		out["visible"], out["in_view"] = true, on
+		if on {
+			out["samples"] = 9.0
+		}
+	}
+	return out, nil
+}
+
+// worldSolids are the conformance world's geometry boxes (world.html):
+// the ball's sphere of radius 0.5 where it is now, the hidden unit box at
+// z = 30.
+func (p *fakePage) worldSolids(name string) []any {
+	unit := func(x, y, z float64) []any { return []any{x, y, z, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0} }
+	switch name {
+	case "ball":
+		return []any{unit(-0.5, p.y-0.5, -0.5)}
+	case "hidden":
+		return []any{unit(-0.5, -0.5, 29.5)}
+	}
+	return nil
 }
