@@ -18,7 +18,7 @@ import (
 // LibraryVersion is the version of the CEL function library contracts are
 // compiled against. It grows when functions are added; an existing
 // function never changes meaning within a contract version.
-const LibraryVersion = 3
+const LibraryVersion = 4
 
 // LibraryName names the StateProbe CEL library in an environment.
 const LibraryName = "worldprobe.stateprobe"
