@@ -74,3 +74,12 @@ func TestCorners(t *testing.T) {
 	require.Equal(t, [3]float64{1, 4, 3}, c[2])
 	require.Equal(t, [3]float64{3, 4, 5}, c[7])
 }
+
+// BenchmarkGap: one separation of two turned boxes (contact() makes one
+// per pair of solids of its two objects).
+func BenchmarkGap(b *testing.B) {
+	r, c := turned([3]float64{0, 0, 0}, math.Pi/4), cube([3]float64{0.4, -0.5, 0.4}, 1)
+	for b.Loop() {
+		Gap(r, c)
+	}
+}

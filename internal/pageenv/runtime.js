@@ -2392,6 +2392,12 @@
         put(pts, [c[0] + 0.9 * (p[0] - c[0]), c[1] + 0.9 * (p[1] - c[1]), c[2] + 0.9 * (p[2] - c[2])]);
       }
     }
+    // Without geometry (an HTML label, an empty group) the sample is the
+    // object's origin, as inView takes it.
+    if (solids.length === 0 && root.matrixWorld) {
+      const e = root.matrixWorld.elements;
+      put(pts, [e[12], e[13], e[14]]);
+    }
     let occ = null;
     const budget = { n: 0 };
     for (let i = 0; i < eyes.length; i++) {

@@ -37,7 +37,7 @@ probes:
       - assert: panelText("toast") == "Saved" && !panel("toast").visible && !uiVisible("toast")
       - assert: panelText("hint") == "" && panel("hint").unread == ["hint"] && uiVisible("hint")
       - assert: panelText("sign") == "Exit" && size(panel("sign").unread) == 0
-      - assert: 'panelText("score") == "Score: 3" && panel("score").texts[0].source == "element"'
+      - assert: 'panelText("score") == "Score: 3" && panel("score").texts[0].source == "element" && uiVisible("score") && panel("score").samples == 2'
       - assert: panel("secret").occluded && panel("secret").samples == 18 && !uiVisible("secret")
       - assert: '!panel("peek").occluded && panel("peek").hidden == 8 && panel("peek").samples == 18 && uiVisible("peek")'
       - assert: '!panel("behind").in_view && !uiVisible("behind")'
