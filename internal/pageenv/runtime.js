@@ -2036,9 +2036,18 @@
     } catch (err) { return null; }
   }
   // findTagged lists the objects of the last rendered scene whose semantic
-  // tag matches role and name ('' matches any), in scene-graph order.
+  // tag matches role and name ('' matches any), in scene-graph order; when
+  // it holds none, those of the first other scene of the page that does
+  // (XR Blocks' simulator draws its own scene after the app's).
   function findTagged(role, name) {
-    const s = lastScene || scenes[scenes.length - 1] || null;
+    const first = lastScene || scenes[scenes.length - 1] || null;
+    let found = taggedIn(first, role, name);
+    for (let j = 0; j < scenes.length && found.length === 0; j++) {
+      if (scenes[j] !== first) found = taggedIn(scenes[j], role, name);
+    }
+    return found;
+  }
+  function taggedIn(s, role, name) {
     const found = [];
     if (!s) return found;
     let seen = 0;

@@ -15,7 +15,9 @@ import (
 
 // TestXRBlocksPanelText: the text of XR Blocks' own UI — a UICard holding
 // a UIText and a UIButton — as panelText reads it, before and after the
-// app changes the text, and a hidden card's; on the XR Blocks backend.
+// app changes the text, and a hidden card's, and the card by its tag
+// (the simulator draws its own scene after the app's); on the XR Blocks
+// backend.
 // Slow: XR Blocks loads its UI backend (@pmndrs/uikit) on the first card,
 // whose dependencies are not vendored, so the page waits out the idle
 // wait (2 minutes) at each load and draws no card; the objects, and so
@@ -39,6 +41,7 @@ probes:
       - step: 10
       - assert: 'panelText("menu") == "Score: 1\nGo" && panel("menu").visible'
       - assert: 'panelText("toast") == "Saved" && !panel("toast").visible && !uiVisible("toast")'
+      - assert: 'tagged("menu").map(o, o.name) == ["menu"] && panelText({"role": "menu"}) == panelText("menu")'
 `,
 	})
 	r := &Runner{Browser: shared.Browser, Resolver: shared.Resolver, SkipDraw: true, Load: func() float64 { return 0.2 }}
@@ -51,5 +54,5 @@ probes:
 			got = append(got, fmt.Sprintf("%s:%d %s %s", a.Probe, a.Line, a.Status, a.Message))
 		}
 	}
-	require.Equal(t, []string{"menu:7 pass ", "menu:9 pass ", "menu:10 pass "}, got, strings.Join(got, "\n"))
+	require.Equal(t, []string{"menu:7 pass ", "menu:9 pass ", "menu:10 pass ", "menu:11 pass "}, got, strings.Join(got, "\n"))
 }
