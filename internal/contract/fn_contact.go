@@ -67,8 +67,8 @@ func init() {
 		Name: "contacts", Order: 11, Arities: []int{1, 2}, Result: cel.ListType(cel.DynType), Observes: true,
 		Signature: "contacts(a)`, `contacts(a, tol)",
 		Example:   "`contacts(\"cube\").map(c, c.name) == [\"table\"]`",
-		Doc: "the objects in contact with `a` (a name or a tag) as `contact(a, b, tol)` judges them: every other object of the last " +
-			"rendered scene that has a name or a semantic tag and is neither `a`, its ancestor nor its descendant, with geometry, in " +
+		Doc: "the objects in contact with `a` (a name or a tag) as `contact(a, b, tol)` judges them: every other object of `a`'s " +
+			"scene (its topmost ancestor's subtree) that has a name or a semantic tag and is neither `a`, its ancestor nor its descendant, with geometry, in " +
 			"scene-graph order (depth first), each `{name, semantic, gap}` (`gap` in metres, 0 when they overlap). A named group and a " +
 			"named mesh in it that both touch `a` are both listed. `a` without geometry is an error",
 		Check: func(args []ast.Expr) []string { return checkContactArgs("contacts", args, 1) },

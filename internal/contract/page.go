@@ -257,8 +257,8 @@ type Semantics interface {
 // (geom.Solid), for contact() and contacts().
 type Bodies interface {
 	// Bodies describes the object ref names and, when others is set, after
-	// it every other object of the last rendered scene that has a name or
-	// a semantic tag and is neither that object, its ancestor nor its
+	// it every other object of its scene (its topmost ancestor's subtree)
+	// that has a name or a semantic tag and is neither that object, its ancestor nor its
 	// descendant, in scene-graph order (depth first): each {name, semantic
 	// ({role, name} or nil), uuid, ancestors (their uuids), solids}, where
 	// solids lists, for every mesh, line, points or sprite of the object's
