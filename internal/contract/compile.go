@@ -393,14 +393,19 @@ func (an *analysis) walk(e ast.Expr, scope map[string]pathVal, chained bool) {
 			return
 		}
 		if !call.IsMemberFunction() {
-			if contains(observingFuncs, call.FunctionName()) {
+			name := call.FunctionName()
+			f, registered := funcTable[name]
+			if contains(observingFuncs, name) || (registered && f.Observes) {
 				an.observes = true
 			}
-			if contains(pixelFuncs, call.FunctionName()) {
+			if contains(pixelFuncs, name) {
 				an.readsPixels = true
 			}
-			if contains(pageFuncs, call.FunctionName()) {
+			if contains(pageFuncs, name) || registered {
 				an.usesPage = true
+			}
+			if registered && f.Check != nil {
+				an.problems = append(an.problems, f.Check(call.Args())...)
 			}
 		}
 		if call.IsMemberFunction() {

@@ -18,7 +18,7 @@ import (
 // LibraryVersion is the version of the CEL function library contracts are
 // compiled against. It grows when functions are added; an existing
 // function never changes meaning within a contract version.
-const LibraryVersion = 3
+const LibraryVersion = 4
 
 // LibraryName names the StateProbe CEL library in an environment.
 const LibraryName = "worldprobe.stateprobe"
@@ -88,7 +88,7 @@ func (lib) CompileOptions() []cel.EnvOption {
 	late := func(name string, args []*cel.Type, out *cel.Type) cel.EnvOption {
 		return cel.Function(name, cel.Overload(overloadID(name, len(args)), args, out, cel.LateFunctionBinding()))
 	}
-	return []cel.EnvOption{
+	return append([]cel.EnvOption{
 		ternary("approx", cel.BoolType, approx),
 		ternary("within", cel.BoolType, within),
 		unary("abs", dyn, number(math.Abs)),
@@ -154,7 +154,7 @@ func (lib) CompileOptions() []cel.EnvOption {
 		late("objectPixel", []*cel.Type{cel.StringType}, dynMap),
 		late("dom", []*cel.Type{cel.StringType}, dynMap),
 		late("scene", nil, dynMap),
-	}
+	}, funcDecls()...)
 }
 
 // overloadID names the single overload of an observation function.

@@ -30,9 +30,11 @@ import (
 // missing target) is kept in failure: the evaluation yields an error value
 // and the caller reports the failure instead of a verdict.
 type observer struct {
-	ctx     context.Context
-	page    Page
-	cache   map[string]ref.Val
+	ctx   context.Context
+	page  Page
+	cache map[string]ref.Val
+	// raw keeps reads the registered functions (funcs.go) use as Go values.
+	raw     map[string]fetched
 	failure error
 }
 
@@ -47,7 +49,7 @@ func (o *observer) programOption() cel.ProgramOption {
 		s, ok := v.(types.String)
 		return string(s), ok
 	}
-	return cel.Functions(
+	return cel.Functions(append([]*functions.Overload{
 		&functions.Overload{Operator: overloadID("object", 1), Unary: func(v ref.Val) ref.Val {
 			r, bad := objectRef(v)
 			if bad != nil {
@@ -157,6 +159,7 @@ func (o *observer) programOption() cel.ProgramOption {
 				return in.Scene(o.ctx)
 			})
 		}},
+	}, o.funcOverloads()...)...,
 	)
 }
 

@@ -18,7 +18,8 @@ type Target = target.Target
 // pointer or keyboard input, describe its scene, show its pixels, later
 // take XR input — it offers through the capability interfaces below
 // ([Pointer], [Keyboard], [Inspector], [Canvas], [PixelDigester],
-// [UndrawnStepper], [XR], [XRViewer], [Semantics], [Microphone]), which
+// [UndrawnStepper], [XR], [XRViewer], [Semantics], [Bodies], [Panels],
+// [Microphone]), which
 // a step detects by type assertion. A step that needs a capability the
 // page lacks is an infrastructure error: the harness, not the page, is
 // wrong. The caller implements Page over a browser session; the contract
@@ -250,6 +251,34 @@ type Semantics interface {
 	// rendered scene whose tag has role and name ("" matches any), in
 	// scene-graph order.
 	Tagged(ctx context.Context, role, name string) ([]any, error)
+}
+
+// Bodies is a page that reports the shape of its scene objects as solids
+// (geom.Solid), for contact() and contacts().
+type Bodies interface {
+	// Bodies describes the object ref names and, when others is set, after
+	// it every other object of its scene (its topmost ancestor's subtree)
+	// that has a name or a semantic tag and is neither that object, its ancestor nor its
+	// descendant, in scene-graph order (depth first): each {name, semantic
+	// ({role, name} or nil), uuid, ancestors (their uuids), solids}, where
+	// solids lists, for every mesh, line, points or sprite of the object's
+	// subtree (InstancedMeshes left out, as in object()'s bbox), its
+	// geometry's own box under its full world transform as 12 numbers:
+	// the corner the box's minimum maps to, then the images of its x, y
+	// and z edges. A missing object or an ambiguous tag wraps
+	// [target.ErrNotFound].
+	Bodies(ctx context.Context, ref ObjectRef, others bool) ([]any, error)
+}
+
+// Panels is a page that reads the UI drawn in its 3D scene, for panel(),
+// panelText() and uiVisible().
+type Panels interface {
+	// Panel describes the UI under the object ref names: {text, texts
+	// [{object, source, text}], unread [names], visible, in_view,
+	// occluded, samples, hidden} (docs/contracts.md, "Scene contacts and
+	// 3D panels"). A missing object or an ambiguous tag wraps
+	// [target.ErrNotFound].
+	Panel(ctx context.Context, ref ObjectRef) (map[string]any, error)
 }
 
 // Keyboard is a page that takes key events and typed text.

@@ -2036,9 +2036,18 @@
     } catch (err) { return null; }
   }
   // findTagged lists the objects of the last rendered scene whose semantic
-  // tag matches role and name ('' matches any), in scene-graph order.
+  // tag matches role and name ('' matches any), in scene-graph order; when
+  // it holds none, those of the first other scene of the page that does
+  // (XR Blocks' simulator draws its own scene after the app's).
   function findTagged(role, name) {
-    const s = lastScene || scenes[scenes.length - 1] || null;
+    const first = lastScene || scenes[scenes.length - 1] || null;
+    let found = taggedIn(first, role, name);
+    for (let j = 0; j < scenes.length && found.length === 0; j++) {
+      if (scenes[j] !== first) found = taggedIn(scenes[j], role, name);
+    }
+    return found;
+  }
+  function taggedIn(s, role, name) {
     const found = [];
     if (!s) return found;
     let seen = 0;
@@ -2144,6 +2153,287 @@
     }
     return JSONStringify({ in_view: inView, coverage: round6(coverage) });
   }
+  // ---- contacts and 3D panels (contact, contacts, panel, panelText, uiVisible) ----
+  // solidsOf lists the oriented boxes of root's subtree, in scene-graph
+  // order: each mesh's, line's, points' or sprite's geometry box (geoBox)
+  // under its world matrix, as 12 numbers — the corner the box's minimum
+  // maps to, then the images of its x, y and z edges. visibleOnly leaves
+  // out hidden objects and their subtrees.
+  function solidsOf(root, visibleOnly) {
+    const out = [];
+    let seen = 0;
+    const stack = [root];
+    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && out.length < 100000) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      seen++;
+      try {
+        if (visibleOnly && o !== root && o.visible === false) continue;
+        const geo = o.geometry;
+        if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
+          const g = geoBox(geo);
+          if (g && NumberIsFinite(g.min.x + g.min.y + g.min.z + g.max.x + g.max.y + g.max.z) &&
+            g.min.x <= g.max.x && g.min.y <= g.max.y && g.min.z <= g.max.z) {
+            const e = o.matrixWorld.elements;
+            const p = mul4(e, g.min.x, g.min.y, g.min.z, 1);
+            const dx = g.max.x - g.min.x, dy = g.max.y - g.min.y, dz = g.max.z - g.min.z;
+            put(out, [p[0], p[1], p[2], e[0] * dx, e[1] * dx, e[2] * dx, e[4] * dy, e[5] * dy, e[6] * dy, e[8] * dz, e[9] * dz, e[10] * dz]);
+          }
+        }
+        const k = o.children;
+        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+      } catch (err) { /* a hostile object: its solids are unknown */ }
+    }
+    return out;
+  }
+  function topOf(o) {
+    let r = o;
+    for (let n = 0; r.parent && n < SCENE_WALK_DEPTH; n++) r = r.parent;
+    return r;
+  }
+  function bodyOf(o) {
+    const ancestors = [];
+    for (let p = o.parent, n = 0; p && n < SCENE_WALK_DEPTH; p = p.parent, n++) put(ancestors, RealString(p.uuid));
+    return {
+      name: RealString(o.name === undefined ? '' : o.name), semantic: semanticOf(o), uuid: RealString(o.uuid),
+      ancestors, solids: solidsOf(o, false),
+    };
+  }
+  // bodiesInfo describes the object ref names as a body and, with others,
+  // every other named or tagged object of its scene that is neither it,
+  // its ancestor nor its descendant (contract.Bodies).
+  function bodiesInfo(ref, others) {
+    const r = resolveRef(ref);
+    if (!r.o) return JSONStringify({ error: r.error });
+    const out = [bodyOf(r.o)];
+    if (others) {
+      let seen = 0;
+      const stack = [topOf(r.o)];
+      while (stack.length > 0 && seen < SCENE_WALK_LIMIT && out.length < 10000) {
+        const o = stack[stack.length - 1];
+        stack.length--;
+        seen++;
+        try {
+          const named = typeof o.name === 'string' && o.name !== '';
+          if (o !== r.o && (named || semanticOf(o)) && !contains(r.o, o) && !contains(o, r.o)) put(out, bodyOf(o));
+          const k = o.children;
+          if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+        } catch (err) { /* a hostile object */ }
+      }
+    }
+    return JSONStringify({ bodies: out });
+  }
+
+  // inverse of an affine world matrix (column-major elements), or null.
+  function invAffine(e) {
+    const a = e[0], b = e[4], c = e[8], d = e[1], f = e[5], g = e[9], h = e[2], i = e[6], j = e[10];
+    const det = a * (f * j - g * i) - b * (d * j - g * h) + c * (d * i - f * h);
+    if (!(det !== 0) || !NumberIsFinite(det)) return null;
+    const m = [(f * j - g * i) / det, (c * i - b * j) / det, (b * g - c * f) / det,
+      (g * h - d * j) / det, (a * j - c * h) / det, (c * d - a * g) / det,
+      (d * i - f * h) / det, (b * h - a * i) / det, (a * f - b * d) / det];
+    const tx = e[12], ty = e[13], tz = e[14];
+    return { det, r: m, t: [-(m[0] * tx + m[1] * ty + m[2] * tz), -(m[3] * tx + m[4] * ty + m[5] * tz), -(m[6] * tx + m[7] * ty + m[8] * tz)] };
+  }
+  function toLocal(inv, p) {
+    const m = inv.r;
+    return [m[0] * p[0] + m[1] * p[1] + m[2] * p[2] + inv.t[0], m[3] * p[0] + m[4] * p[1] + m[5] * p[2] + inv.t[1], m[6] * p[0] + m[7] * p[1] + m[8] * p[2] + inv.t[2]];
+  }
+  // segHitsBox: does the segment a→b cross the box [min, max] (slabs)?
+  function segHitsBox(a, b, lo, hi) {
+    let t0 = 0, t1 = 1;
+    for (let k = 0; k < 3; k++) {
+      const d = b[k] - a[k];
+      if (d === 0) { if (a[k] < lo[k] || a[k] > hi[k]) return false; continue; }
+      let u = (lo[k] - a[k]) / d, v = (hi[k] - a[k]) / d;
+      if (u > v) { const w = u; u = v; v = w; }
+      if (u > t0) t0 = u; if (v < t1) t1 = v;
+      if (t0 > t1) return false;
+    }
+    return true;
+  }
+  // occluders lists the meshes of the scene that can hide what is behind
+  // them: visible with their ancestors, outside skip's subtree, with an
+  // opaque material (neither transparent with opacity below 1, nor
+  // visible: false, nor colorWrite: false), not instanced.
+  function occluders(scene, skip) {
+    const out = [];
+    let seen = 0;
+    const stack = [scene];
+    while (stack.length > 0 && seen < SCENE_WALK_LIMIT) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      seen++;
+      try {
+        if (o === skip || o.visible === false) continue;
+        if (o.isMesh && !o.isInstancedMesh && o.geometry && o.matrixWorld) {
+          const mats = ArrayIsArray(o.material) ? o.material : [o.material];
+          let side = -1;
+          for (let i = 0; i < mats.length; i++) {
+            const m = mats[i];
+            if (!m || m.visible === false || m.colorWrite === false || (m.transparent === true && typeof m.opacity === 'number' && m.opacity < 1)) continue;
+            const s = m.side === 1 || m.side === 2 ? m.side : 0;
+            side = side < 0 ? s : (side === s ? s : 2);
+          }
+          const pos = o.geometry.attributes && o.geometry.attributes.position;
+          const g = geoBox(o.geometry);
+          const inv = invAffine(o.matrixWorld.elements);
+          if (side >= 0 && pos && pos.count > 0 && g && inv) {
+            const e = o.matrixWorld.elements;
+            const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+            for (let c = 0; c < 8; c++) {
+              const w = mul4(e, c & 1 ? g.max.x : g.min.x, c & 2 ? g.max.y : g.min.y, c & 4 ? g.max.z : g.min.z, 1);
+              for (let k = 0; k < 3; k++) { if (w[k] < lo[k]) lo[k] = w[k]; if (w[k] > hi[k]) hi[k] = w[k]; }
+            }
+            put(out, { o, pos, index: o.geometry.index, inv, side, lo, hi });
+          }
+        }
+        const k = o.children;
+        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+      } catch (err) { /* a hostile object: it hides nothing */ }
+    }
+    return out;
+  }
+  const OCCLUSION_TESTS = 2000000;
+  // vertexOf reads vertex i of a position attribute (interleaved or not).
+  function vertexOf(pos, i) {
+    if (pos.isInterleavedBufferAttribute) {
+      const a = pos.data.array, j = i * pos.data.stride + pos.offset;
+      return [a[j], a[j + 1], a[j + 2]];
+    }
+    const a = pos.array, j = i * (pos.itemSize || 3);
+    return [a[j], a[j + 1], a[j + 2]];
+  }
+  // hides says whether a triangle of occluder m crosses the segment from
+  // eye to p (world) before p; budget counts triangle tests.
+  function hides(m, eye, p, budget) {
+    if (!segHitsBox(eye, p, m.lo, m.hi)) return false;
+    const a = toLocal(m.inv, eye), b = toLocal(m.inv, p);
+    const d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    const idx = m.index && m.index.array ? m.index.array : null;
+    const n = idx ? MathFloor(m.index.count / 3) : MathFloor(m.pos.count / 3);
+    // A mirrored object (negative determinant) turns its faces over.
+    const flip = m.inv.det < 0;
+    for (let t = 0; t < n; t++) {
+      if (++budget.n > OCCLUSION_TESTS) return false;
+      const v0 = vertexOf(m.pos, idx ? idx[3 * t] : 3 * t), v1 = vertexOf(m.pos, idx ? idx[3 * t + 1] : 3 * t + 1), v2 = vertexOf(m.pos, idx ? idx[3 * t + 2] : 3 * t + 2);
+      const e1 = [v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]], e2 = [v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]];
+      const q = [d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]];
+      const det = e1[0] * q[0] + e1[1] * q[1] + e1[2] * q[2];
+      if (det === 0 || !NumberIsFinite(det)) continue;
+      // det > 0: the segment meets the triangle's front face.
+      const front = flip ? det < 0 : det > 0;
+      if ((m.side === 0 && !front) || (m.side === 1 && front)) continue;
+      const s = [a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]];
+      const u = (s[0] * q[0] + s[1] * q[1] + s[2] * q[2]) / det;
+      if (u < 0 || u > 1) continue;
+      const r = [s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]];
+      const v = (d[0] * r[0] + d[1] * r[1] + d[2] * r[2]) / det;
+      if (v < 0 || u + v > 1) continue;
+      const tt = (e2[0] * r[0] + e2[1] * r[1] + e2[2] * r[2]) / det;
+      if (tt > 0 && tt < 1 - 1e-4) return true;
+    }
+    return false;
+  }
+  // eyePosition is a camera's place in the world, from its view matrix.
+  function eyePosition(cam) {
+    const e = cam.matrixWorldInverse.elements, t = [e[12], e[13], e[14]];
+    return [-(e[0] * t[0] + e[1] * t[1] + e[2] * t[2]), -(e[4] * t[0] + e[5] * t[1] + e[6] * t[2]), -(e[8] * t[0] + e[9] * t[1] + e[10] * t[2])];
+  }
+  // panelTexts collects the text the page holds for root's visible subtree.
+  function panelTexts(root) {
+    const texts = [], unread = [];
+    let seen = 0;
+    const stack = [root];
+    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && texts.length < 10000) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      seen++;
+      let name = '';
+      try { name = RealString(o.name === undefined ? '' : o.name); } catch (err) { /* a hostile name */ }
+      try { if (o !== root && o.visible === false) continue; } catch (err) { continue; }
+      let gave = false;
+      const add = (source, text) => { put(texts, { object: name, source, text }); gave = true; };
+      try { const t = o.text; if (typeof t === 'string') add('text', t); } catch (err) { /* a throwing getter */ }
+      try { if (o.isUI === true) { const l = o.label; if (typeof l === 'string' && l !== '') add('label', l); } } catch (err) { /* likewise */ }
+      try {
+        if ((o.isCSS2DObject || o.isCSS3DObject) && o.element && typeof o.element.innerText === 'string') add('element', o.element.innerText.trim());
+      } catch (err) { /* likewise */ }
+      try { const u = o.userData && o.userData.text; if (typeof u === 'string') add('userData.text', u); } catch (err) { /* likewise */ }
+      try {
+        if (!gave && o.isMesh) {
+          const mats = ArrayIsArray(o.material) ? o.material : [o.material];
+          for (let i = 0; i < mats.length; i++) {
+            const map = mats[i] && mats[i].map;
+            if (map && (map.isCanvasTexture || (typeof HTMLCanvasElement !== 'undefined' && map.image instanceof HTMLCanvasElement) ||
+              (typeof OffscreenCanvas !== 'undefined' && map.image instanceof OffscreenCanvas))) { put(unread, name); break; }
+          }
+        }
+        const k = o.children;
+        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+      } catch (err) { /* a hostile object */ }
+    }
+    return { texts, unread };
+  }
+  // panelInfo describes the UI under the object ref names (contract.Panels).
+  function panelInfo(ref) {
+    const r = resolveRef(ref);
+    if (!r.o) return JSONStringify({ error: r.error });
+    const root = r.o;
+    let visible = true;
+    for (let p = root, n = 0; p && n < SCENE_WALK_DEPTH; p = p.parent, n++) if (p.visible === false) visible = false;
+    const { texts, unread } = panelTexts(root);
+    let text = '';
+    for (let i = 0; i < texts.length; i++) text += (i > 0 ? '\n' : '') + texts[i].text;
+    const out = { text, texts, unread, visible, in_view: false, occluded: false, samples: 0, hidden: 0 };
+    const eyes = xrEyes() || (lastCamera ? [lastCamera] : null);
+    if (!eyes) return JSONStringify({ error: 'no camera has drawn the scene' });
+    // The samples: each solid's centre and its corners drawn 10% in.
+    const pts = [];
+    const solids = solidsOf(root, true);
+    for (let i = 0; i < solids.length; i++) {
+      const s = solids[i];
+      const c = [s[0] + (s[3] + s[6] + s[9]) / 2, s[1] + (s[4] + s[7] + s[10]) / 2, s[2] + (s[5] + s[8] + s[11]) / 2];
+      put(pts, c);
+      for (let k = 0; k < 8; k++) {
+        const p = [s[0], s[1], s[2]];
+        for (let bit = 0; bit < 3; bit++) if (k & (1 << bit)) { p[0] += s[3 + 3 * bit]; p[1] += s[4 + 3 * bit]; p[2] += s[5 + 3 * bit]; }
+        put(pts, [c[0] + 0.9 * (p[0] - c[0]), c[1] + 0.9 * (p[1] - c[1]), c[2] + 0.9 * (p[2] - c[2])]);
+      }
+    }
+    // Without geometry (an HTML label, an empty group) the sample is the
+    // object's origin, as inView takes it.
+    if (solids.length === 0 && root.matrixWorld) {
+      const e = root.matrixWorld.elements;
+      put(pts, [e[12], e[13], e[14]]);
+    }
+    let occ = null;
+    const budget = { n: 0 };
+    for (let i = 0; i < eyes.length; i++) {
+      const cam = eyes[i];
+      if (!cam || !cam.matrixWorldInverse || !cam.projectionMatrix) continue;
+      const v = cam.matrixWorldInverse.elements, pm = cam.projectionMatrix.elements;
+      const eye = eyePosition(cam);
+      for (let j = 0; j < pts.length; j++) {
+        const p = pts[j];
+        const q = mul4(v, p[0], p[1], p[2], 1), c = mul4(pm, q[0], q[1], q[2], q[3]);
+        if (!(c[3] > 0 && c[0] >= -c[3] && c[0] <= c[3] && c[1] >= -c[3] && c[1] <= c[3] && c[2] >= -c[3] && c[2] <= c[3])) continue;
+        out.in_view = true;
+        out.samples++;
+        if (occ === null) occ = occluders(topOf(root), root);
+        let hidden = false;
+        for (let k = 0; k < occ.length && !hidden; k++) hidden = hides(occ[k], eye, p, budget);
+        if (budget.n > OCCLUSION_TESTS) {
+          out.occluded = null;
+          out.occlusion_error = 'the scene has more than ' + OCCLUSION_TESTS + ' triangle tests to make';
+          return JSONStringify(out);
+        }
+        if (hidden) out.hidden++;
+      }
+    }
+    out.occluded = out.samples > 0 && out.hidden === out.samples;
+    return JSONStringify(out);
+  }
   function projectPoint(p) { return JSONStringify(project(p)); }
   function domInfo(sel) {
     let el = null;
@@ -2177,6 +2467,8 @@
     objectInfo,
     taggedInfo,
     xrView: (ref) => xrView(ref),
+    bodiesInfo: (ref, others) => bodiesInfo(ref, !!others),
+    panelInfo: (ref) => panelInfo(ref),
     frame: () => frame,
     projectPoint,
     domInfo,

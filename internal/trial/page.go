@@ -546,6 +546,26 @@ func (p *page) Tagged(ctx context.Context, role, name string) ([]any, error) {
 	return out, nil
 }
 
+// Bodies describes an object's solids, and its neighbours' with others
+// (contract.Bodies: contact, contacts).
+func (p *page) Bodies(ctx context.Context, ref contract.ObjectRef, others bool) ([]any, error) {
+	out, err := p.s.Bodies(ctx, session.ObjectRef{Name: ref.Name, Role: ref.Role, Tag: ref.Tag}, others)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
+
+// Panel describes the UI drawn under an object (contract.Panels: panel,
+// panelText, uiVisible).
+func (p *page) Panel(ctx context.Context, ref contract.ObjectRef) (map[string]any, error) {
+	out, err := p.s.Panel(ctx, session.ObjectRef{Name: ref.Name, Role: ref.Role, Tag: ref.Tag})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
+
 // XRState reads what the page sees of its headset (contract.XRViewer).
 func (p *page) XRState(ctx context.Context) (map[string]any, error) {
 	var m map[string]any

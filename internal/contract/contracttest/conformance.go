@@ -38,6 +38,8 @@ func Conformance(t *testing.T, open Opener) {
 	t.Run("keyboard", func(t *testing.T) { testKeyboard(t, open) })
 	t.Run("inspector", func(t *testing.T) { testInspector(t, open) })
 	t.Run("semantics", func(t *testing.T) { testSemantics(t, open) })
+	t.Run("bodies", func(t *testing.T) { testBodies(t, open) })
+	t.Run("panels", func(t *testing.T) { testPanels(t, open) })
 	t.Run("canvas", func(t *testing.T) { testCanvas(t, open) })
 	t.Run("undrawn", func(t *testing.T) { testUndrawn(t, open) })
 }
