@@ -335,12 +335,37 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		}
 	}
 	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, o.queueFlags.describe(), out)
+	artifacts, err := o.artifacts.open(ctx, io)
+	if err != nil {
+		return err
+	}
+	if artifacts != nil {
+		// Trials finished by workers that do not share the run folder are
+		// in the store only: fetched, they are kept as any finished trial.
+		want := map[string]string{}
+		for _, p := range plan {
+			want[p.Key] = "trials/" + p.Dir()
+		}
+		if err := run.CreateFolder(out); err != nil {
+			return runtimeErr(err)
+		}
+		if err := fetchFinished(ctx, io, artifacts, out, want); err != nil {
+			return err
+		}
+	}
 	sum, err := run.Execute(ctx, run.Options{
 		Out: out, Config: cfg, Plan: plan, Jobs: jobs, Rerun: o.Rerun, UpdateChanged: o.UpdateChanged,
 		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut,
 	})
 	if err != nil && sum == nil {
 		return runtimeErr(err)
+	}
+	if artifacts != nil {
+		// The trials judged now elsewhere, for the report's pages (also
+		// after an interruption: the partial report shows them).
+		if err := fetchFinished(context.WithoutCancel(ctx), io, artifacts, out, sum.Dirs); err != nil {
+			return err
+		}
 	}
 	reportPath := filepath.Join(out, "report.html")
 	gens, warnings := generations(plan, sources)
