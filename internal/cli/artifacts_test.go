@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,23 +19,6 @@ import (
 	"github.com/worldprobe/worldprobe/internal/report"
 	"github.com/worldprobe/worldprobe/internal/testenv"
 )
-
-// executeEnv is execute with env over the process's environment.
-func executeEnv(t *testing.T, env map[string]string, args ...string) (ExitCode, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Execute(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut,
-		Getenv: func(k string) string {
-			if v, ok := env[k]; ok {
-				return v
-			}
-			if k == EnvWeb {
-				return webDir(t)
-			}
-			return os.Getenv(k)
-		}})
-	return code, out.String(), errOut.String()
-}
 
 // localFiles lists the files below dir, slash-separated and relative to
 // it, sorted.
@@ -63,6 +46,11 @@ func localFiles(t *testing.T, dir string) []string {
 // a report whose trial pages show their screenshot, video and trace.
 func runWithArtifacts(t *testing.T, where string, env map[string]string, video bool) {
 	ctx := context.Background()
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env[EnvWeb] = webDir(t)
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", tinySuite(), "--oracle", "--fixtures", "--executor", "river", "--jobs", "1", "--artifacts", where, "--out", out}
 	kinds := []string{".json", ".png", ".jsonl"}
@@ -70,7 +58,7 @@ func runWithArtifacts(t *testing.T, where string, env map[string]string, video b
 		args = append(args, "--video")
 		kinds = append(kinds, ".webm")
 	}
-	code, stdout, stderr := executeEnv(t, env, args...)
+	code, stdout, stderr := executeIn(ctx, env, args...)
 	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	require.NotContains(t, stderr, "fetched", "the run folder had every trial")
 	require.Contains(t, stdout, "(2 run, 0 kept)")
@@ -111,7 +99,7 @@ func runWithArtifacts(t *testing.T, where string, env map[string]string, video b
 	}
 	require.NoError(t, os.Remove(filepath.Join(out, "report.html")))
 
-	code, stdout, stderr = executeEnv(t, env, args...)
+	code, stdout, stderr = executeIn(ctx, env, args...)
 	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	require.Contains(t, stderr, fmt.Sprintf("fetched 2 finished trial folders from %s", st))
 	require.Contains(t, stdout, "(0 run, 2 kept)")
