@@ -37,14 +37,14 @@ func localFiles(t *testing.T, dir string) []string {
 	return names
 }
 
-// runWithArtifacts runs the tiny suite's oracle and fixture through River
-// with --artifacts where (and --video with video), and checks that every file a trial writes
+// runWithArtifacts runs the tiny suite's oracle and fixture with
+// --executor executor (the pool or River) and --artifacts where (and --video with video), and checks that every file a trial writes
 // reached the store (the trial pages report.html links are the report's,
 // written after); then, with the trial folders gone from the run folder
 // (workers elsewhere, no shared mount), that the same command fetches
 // them back from the store, keeps them without judging again, and writes
 // a report whose trial pages show their screenshot, video and trace.
-func runWithArtifacts(t *testing.T, where string, env map[string]string, video bool) {
+func runWithArtifacts(t *testing.T, executor, where string, env map[string]string, video bool) {
 	ctx := context.Background()
 	env = maps.Clone(env)
 	if env == nil {
@@ -52,7 +52,7 @@ func runWithArtifacts(t *testing.T, where string, env map[string]string, video b
 	}
 	env[EnvWeb] = webDir(t)
 	out := filepath.Join(t.TempDir(), "run")
-	args := []string{"run", tinySuite(), "--oracle", "--fixtures", "--executor", "river", "--jobs", "1", "--artifacts", where, "--out", out}
+	args := []string{"run", tinySuite(), "--oracle", "--fixtures", "--executor", executor, "--jobs", "1", "--artifacts", where, "--out", out}
 	kinds := []string{".json", ".png", ".jsonl"}
 	if video {
 		args = append(args, "--video")
@@ -127,10 +127,12 @@ func runWithArtifacts(t *testing.T, where string, env map[string]string, video b
 	}
 }
 
-// A run whose trial folders went to a shared folder (--artifacts DIR);
-// TestRunWithArtifactsInS3 (slow) is the same with a bucket and videos.
+// A local run (the in-process pool) whose trial folders went to a shared
+// folder (--artifacts DIR); TestRunWithArtifactsInS3 (slow) is the same
+// through River with a bucket and videos, and queue's
+// TestWorkerCopiesTrialsIntoTheArtifactStore River's workers with a folder.
 func TestRunFetchesTrialsFromTheArtifactStore(t *testing.T) {
-	runWithArtifacts(t, filepath.Join(t.TempDir(), "artifacts"), nil, false)
+	runWithArtifacts(t, "pool", filepath.Join(t.TempDir(), "artifacts"), nil, false)
 }
 
 // failingStore fails every call: a store that must not be asked.
@@ -186,11 +188,11 @@ func TestFetchTrials(t *testing.T) {
 	require.ErrorContains(t, err, "asked")
 }
 
-// The same with a real S3-compatible server (SeaweedFS on loopback) and
-// videos: the whole small run with --artifacts s3://…, its endpoint and
+// The same through River with a real S3-compatible server (SeaweedFS on
+// loopback) and videos: the whole small run with --artifacts s3://…, its endpoint and
 // keys from the environment.
 func TestRunWithArtifactsInS3(t *testing.T) {
 	testenv.Slow(t)
 	srv := s3test.Start(t)
-	runWithArtifacts(t, "s3://"+s3test.Bucket+"/e2e", srv.Env(), true)
+	runWithArtifacts(t, "river", "s3://"+s3test.Bucket+"/e2e", srv.Env(), true)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worldprobe/worldprobe/internal/artifactstore"
+	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
 
@@ -140,4 +142,26 @@ func fetchFinished(ctx context.Context, io IO, st artifactstore.Store, out strin
 		return runtimeErr(fmt.Errorf("fetching finished trials from %s: %w", st, err))
 	}
 	return nil
+}
+
+// copyingExecutor is the in-process pool with --artifacts: each judged
+// trial's folder is copied into the store before the trial is done (its
+// result saved), as River's workers copy theirs.
+type copyingExecutor struct {
+	inner run.Executor
+	store artifactstore.Store
+}
+
+// Execute implements run.Executor.
+func (e *copyingExecutor) Execute(ctx context.Context, runDir string, specs []trial.Spec, done func(trial.Spec, *result.Trial) error) error {
+	abs, err := filepath.Abs(runDir)
+	if err != nil {
+		return fmt.Errorf("locating the run folder: %w", err)
+	}
+	return e.inner.Execute(ctx, runDir, specs, func(s trial.Spec, t *result.Trial) error {
+		if _, err := artifactstore.PutDir(ctx, e.store, filepath.Join(runDir, filepath.FromSlash(s.Dir)), path.Join(artifactstore.RunPrefix(abs), s.Dir)); err != nil {
+			return fmt.Errorf("trial %s: %w", s.Dir, err)
+		}
+		return done(s, t)
+	})
 }

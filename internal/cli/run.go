@@ -332,6 +332,10 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		if q != nil {
 			defer q.Close()
 			exec = &queue.Executor{Queue: q}
+		} else if st, err := o.artifacts.open(ctx, io); err != nil {
+			return err
+		} else if st != nil {
+			exec = &copyingExecutor{inner: &run.Local{Runner: runner, Jobs: jobs}, store: st}
 		}
 	}
 	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, o.queueFlags.describe(), out)
