@@ -133,15 +133,15 @@ func fetchTrials(ctx context.Context, st artifactstore.Store, out string, want m
 }
 
 // fetchFinished is fetchTrials, saying what it fetched.
-func fetchFinished(ctx context.Context, io IO, st artifactstore.Store, out string, want map[string]string) error {
+func fetchFinished(ctx context.Context, io IO, st artifactstore.Store, out string, want map[string]string) ([]string, error) {
 	got, err := fetchTrials(ctx, st, out, want)
 	if len(got) > 0 {
 		fmt.Fprintf(io.ErrOut, "fetched %d finished trial folders from %s into %s\n", len(got), st, out)
 	}
 	if err != nil {
-		return runtimeErr(fmt.Errorf("fetching finished trials from %s: %w", st, err))
+		return got, fmt.Errorf("fetching finished trials from %s: %w", st, err)
 	}
-	return nil
+	return got, nil
 }
 
 // copyingExecutor is the in-process pool with --artifacts: each judged

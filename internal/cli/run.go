@@ -343,23 +343,17 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	var fetch func(ctx context.Context, want map[string]string) ([]string, error)
 	if artifacts != nil {
 		// Trials finished by workers that do not share the run folder are
 		// in the store only: fetched, they are kept as any finished trial.
-		want := map[string]string{}
-		for _, p := range plan {
-			want[p.Key] = "trials/" + p.Dir()
-		}
-		if err := run.CreateFolder(out); err != nil {
-			return runtimeErr(err)
-		}
-		if err := fetchFinished(ctx, io, artifacts, out, want); err != nil {
-			return err
+		fetch = func(ctx context.Context, want map[string]string) ([]string, error) {
+			return fetchFinished(ctx, io, artifacts, out, want)
 		}
 	}
 	sum, err := run.Execute(ctx, run.Options{
 		Out: out, Config: cfg, Plan: plan, Jobs: jobs, Rerun: o.Rerun, UpdateChanged: o.UpdateChanged,
-		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut,
+		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut, Fetch: fetch,
 	})
 	if err != nil && sum == nil {
 		return runtimeErr(err)
@@ -367,8 +361,8 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if artifacts != nil {
 		// The trials judged now elsewhere, for the report's pages (also
 		// after an interruption: the partial report shows them).
-		if err := fetchFinished(context.WithoutCancel(ctx), io, artifacts, out, sum.Dirs); err != nil {
-			return err
+		if _, err := fetchFinished(context.WithoutCancel(ctx), io, artifacts, out, sum.Dirs); err != nil {
+			return runtimeErr(err)
 		}
 	}
 	reportPath := filepath.Join(out, "report.html")
