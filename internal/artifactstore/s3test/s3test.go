@@ -20,7 +20,6 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
-	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/artifactstore"
 )
@@ -58,7 +57,7 @@ func (s *Server) Env() map[string]string {
 func (s *Server) Client(t testing.TB) *minio.Client {
 	t.Helper()
 	c, err := minio.New(s.Endpoint[len("http://"):], &minio.Options{Creds: credentials.NewStaticV4(AccessKey, SecretKey, "")})
-	require.NoError(t, err)
+	check(t, err, "")
 	return c
 }
 
@@ -73,22 +72,22 @@ func WeedBinary(t testing.TB) string {
 		return p
 	}
 	cache, err := os.UserCacheDir()
-	require.NoError(t, err)
+	check(t, err, "")
 	bin := filepath.Join(cache, "worldprobe", "seaweedfs-"+SeaweedVersion, "weed")
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
 	out, err := exec.Command("go", "mod", "download", "-json", "github.com/seaweedfs/seaweedfs@"+SeaweedVersion).Output()
-	require.NoError(t, err, "downloading SeaweedFS from the Go module proxy")
+	check(t, err, "downloading SeaweedFS from the Go module proxy")
 	var mod struct{ Dir string }
-	require.NoError(t, json.Unmarshal(out, &mod))
+	check(t, json.Unmarshal(out, &mod), "")
 	src := filepath.Join(t.TempDir(), "seaweedfs")
-	require.NoError(t, os.CopyFS(src, os.DirFS(mod.Dir)))
+	check(t, os.CopyFS(src, os.DirFS(mod.Dir)), "")
 	cmd := exec.Command("go", "build", "-o", bin, "./weed")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "building weed: %s", b)
+	check(t, err, "building weed: "+string(b))
 	return bin
 }
 
@@ -105,7 +104,7 @@ func freePorts(t testing.TB, n int) []int {
 	}()
 	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
+		check(t, err, "")
 		held = append(held, l)
 		p := l.Addr().(*net.TCPAddr).Port
 		if p+10000 > 65535 {
@@ -129,10 +128,10 @@ func Start(t testing.TB) *Server {
 	bin := WeedBinary(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "s3.json")
-	require.NoError(t, os.WriteFile(cfg, []byte(`{"identities":[{"name":"worldprobe","credentials":[{"accessKey":"`+AccessKey+
-		`","secretKey":"`+SecretKey+`"}],"actions":["Admin","Read","Write","List","Tagging"]}]}`), 0o600))
+	check(t, os.WriteFile(cfg, []byte(`{"identities":[{"name":"worldprobe","credentials":[{"accessKey":"`+AccessKey+
+		`","secretKey":"`+SecretKey+`"}],"actions":["Admin","Read","Write","List","Tagging"]}]}`), 0o600), "")
 	data := filepath.Join(dir, "data")
-	require.NoError(t, os.MkdirAll(data, 0o755))
+	check(t, os.MkdirAll(data, 0o755), "")
 	p := freePorts(t, 4)
 	cmd := exec.Command(bin, "server", "-dir="+data, "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
 		fmt.Sprint("-master.port=", p[0]), fmt.Sprint("-master.port.grpc=", p[0]+10000),
@@ -143,7 +142,7 @@ func Start(t testing.TB) *Server {
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.Dir = dir
-	require.NoError(t, cmd.Start())
+	check(t, cmd.Start(), "")
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -165,4 +164,15 @@ func Start(t testing.TB) *Server {
 		time.Sleep(500 * time.Millisecond)
 	}
 	return s
+}
+
+// check fails t at once on err, with what was being done.
+func check(t testing.TB, err error, doing string) {
+	t.Helper()
+	if err != nil {
+		if doing != "" {
+			t.Fatalf("%s: %v", doing, err)
+		}
+		t.Fatal(err)
+	}
 }
