@@ -230,3 +230,45 @@ func (i dirInfo) Sys() any           { return nil }
 func RunPrefix(run string) string {
 	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(run)), "/")
 }
+
+// GetDir copies every file of s below the folder prefix into the local
+// folder dir (created if needed), as dir/<its name below prefix>, and
+// returns the names copied, sorted: [PutDir] the other way. Each file is
+// written atomically, and no name can leave dir (it is written through a
+// [Dir]).
+func GetDir(ctx context.Context, s Store, prefix, dir string) ([]string, error) {
+	prefix = strings.Trim(prefix, "/")
+	names, err := s.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	local, err := NewDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer local.Close()
+	for _, name := range names {
+		rel := name
+		if prefix != "" {
+			rel = strings.TrimPrefix(name, prefix+"/")
+		}
+		if err := copyFile(ctx, s, name, local, rel); err != nil {
+			return nil, fmt.Errorf("copying %s from %s into %s: %w", name, s, dir, err)
+		}
+	}
+	return names, nil
+}
+
+// copyFile copies name of from into to as as.
+func copyFile(ctx context.Context, from Store, name string, to Store, as string) error {
+	f, err := from.Open(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return to.Put(ctx, as, f, fi.Size())
+}

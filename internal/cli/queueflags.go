@@ -45,7 +45,7 @@ func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
 	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
 	f.rescue.register(fs)
-	f.artifacts.register(fs, "with River: copy each judged trial's folder into `WHERE` too, a folder or s3://BUCKET/PREFIX (endpoint and keys from $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), under the run folder's path, for 'serve --artifacts' (docs/scale-out.md)")
+	f.artifacts.register(fs, "copy each judged trial's folder into `WHERE` too (River's workers, or this process's pool), a folder or s3://BUCKET/PREFIX (endpoint and keys from $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), under the run folder's path, for 'serve --artifacts' (docs/scale-out.md)")
 }
 
 // checkExecutor validates --executor, --db and --jobs, which run and gen
@@ -70,9 +70,6 @@ func checkExecutor(executor, db string, jobs int, workers string) error {
 func (f *queueFlags) check(jobs int) error {
 	if err := checkExecutor(f.Executor, f.DB, jobs, "judge"); err != nil {
 		return err
-	}
-	if f.artifacts.Where != "" && f.DB == "" && f.Executor != "river" {
-		return usageErr("--artifacts is copied into by River's workers: it needs --db or --executor river")
 	}
 	return f.rescue.check()
 }

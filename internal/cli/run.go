@@ -332,15 +332,38 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		if q != nil {
 			defer q.Close()
 			exec = &queue.Executor{Queue: q}
+		} else if st, err := o.artifacts.open(ctx, io); err != nil {
+			return err
+		} else if st != nil {
+			exec = &copyingExecutor{inner: &run.Local{Runner: runner, Jobs: jobs}, store: st}
 		}
 	}
 	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, o.queueFlags.describe(), out)
+	artifacts, err := o.artifacts.open(ctx, io)
+	if err != nil {
+		return err
+	}
+	var fetch func(ctx context.Context, want map[string]string) ([]string, error)
+	if artifacts != nil {
+		// Trials finished by workers that do not share the run folder are
+		// in the store only: fetched, they are kept as any finished trial.
+		fetch = func(ctx context.Context, want map[string]string) ([]string, error) {
+			return fetchFinished(ctx, io, artifacts, out, want)
+		}
+	}
 	sum, err := run.Execute(ctx, run.Options{
 		Out: out, Config: cfg, Plan: plan, Jobs: jobs, Rerun: o.Rerun, UpdateChanged: o.UpdateChanged,
-		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut,
+		Executor: exec, Runner: runner, Worldprobe: Version, Chromium: chromium, Progress: io.ErrOut, Fetch: fetch,
 	})
 	if err != nil && sum == nil {
 		return runtimeErr(err)
+	}
+	if artifacts != nil {
+		// The trials judged now elsewhere, for the report's pages (also
+		// after an interruption: the partial report shows them).
+		if _, err := fetchFinished(context.WithoutCancel(ctx), io, artifacts, out, sum.Dirs); err != nil {
+			return runtimeErr(err)
+		}
 	}
 	reportPath := filepath.Join(out, "report.html")
 	gens, warnings := generations(plan, sources)

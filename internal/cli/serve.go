@@ -6,7 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/serve"
+	"github.com/worldprobe/worldprobe/internal/store"
 )
 
 // NewCmdServe serves a run folder as a live web viewer.
@@ -48,7 +50,9 @@ SQLite --db alone, without RUN, the pages have no trial evidence. --artifacts
 reads the trials' files from where the workers copied them (a folder, or an
 S3-compatible bucket: s3://BUCKET/PREFIX with $WORLDPROBE_S3_ENDPOINT,
 $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY from the environment) instead of the
-run folder. Ctrl-C stops the server.`,
+run folder. With a PostgreSQL --db the overview also counts the generation and
+repair jobs feeding RUN ('gen --db … --judge RUN'): queued, running, done and
+given up. Ctrl-C stops the server.`,
 		Example: `  worldprobe run --suite suites/starter --oracle --out out/run
   worldprobe serve out/run                    # then open http://127.0.0.1:8080/
   worldprobe serve out/run --addr 127.0.0.1:9000
@@ -72,7 +76,16 @@ run folder. Ctrl-C stops the server.`,
 			if err != nil {
 				return err
 			}
-			s, err := serve.New(ctx, serve.Options{Run: run, DB: db, Artifacts: files})
+			o := serve.Options{Run: run, DB: db, Artifacts: files}
+			if store.IsPostgresURL(db) && run != "" {
+				steps, err := queue.NewStepCounter(ctx, db, run)
+				if err != nil {
+					return runtimeErr(err)
+				}
+				defer steps.Close()
+				o.Steps = steps.Count
+			}
+			s, err := serve.New(ctx, o)
 			if err != nil {
 				return err
 			}

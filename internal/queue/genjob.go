@@ -225,9 +225,74 @@ func (w *genWorkers) stored(m *gen.Model, key string) *gen.Model {
 func modelError(ctx context.Context, what string, err error) error {
 	err = fmt.Errorf("%s: %w", what, err)
 	if ctx.Err() == nil && gen.Stops(ctx, err) {
-		return river.JobCancel(err)
+		// River keeps the error as text: its mark tells Wait's caller
+		// what stopped the job.
+		mark := markModelFatal
+		if errors.Is(err, llm.ErrBudgetExceeded) {
+			mark = markBudget
+		}
+		return river.JobCancel(fmt.Errorf("%s%w", mark, err))
 	}
 	return err
+}
+
+// The marks at the start of a cancelled job's recorded error that say it
+// met a model provider's refusal for good or a spent budget.
+const (
+	markModelFatal = "[model-fatal] "
+	markBudget     = "[budget] "
+)
+
+// StepError is a generation or repair job River gave up on (cancelled or
+// discarded), as [Queue.Wait] returns it. It matches llm.ErrBudgetExceeded
+// when a budget stopped the job, and unwraps to an *llm.FatalError when a
+// provider refused for good, so that the waiting command exits as the
+// pool would (docs/cli.md's exit codes); any other is infrastructure.
+type StepError struct {
+	Kind     string
+	ID       int64
+	State    rivertype.JobState
+	Attempts int
+	// Last is the job's last recorded error, without its mark.
+	Last string
+	// ModelFatal and Budget say what stopped it, if a model did.
+	ModelFatal, Budget bool
+}
+
+// Error implements error.
+func (e *StepError) Error() string {
+	return fmt.Sprintf("%s: %s job %d %s after %d attempts: %s", errStepGivenUp, e.Kind, e.ID, e.State, e.Attempts, e.Last)
+}
+
+// Is matches errStepGivenUp.
+func (e *StepError) Is(target error) bool { return target == errStepGivenUp }
+
+// Unwrap is what stopped the job: llm.ErrBudgetExceeded, an
+// *llm.FatalError, or nil.
+func (e *StepError) Unwrap() error {
+	switch {
+	case e.Budget:
+		return llm.ErrBudgetExceeded
+	case e.ModelFatal:
+		return &llm.FatalError{Reason: "a worker's call was refused for good (" + e.Last + ")"}
+	}
+	return nil
+}
+
+// stepError is the StepError of the given-up job j.
+func stepError(j *rivertype.JobRow) *StepError {
+	e := &StepError{Kind: j.Kind, ID: j.ID, State: j.State, Attempts: j.Attempt, Last: "no error recorded"}
+	if len(j.Errors) > 0 {
+		e.Last = strings.TrimSpace(j.Errors[len(j.Errors)-1].Error)
+	}
+	// River records a cancelled job's error as its JobCancelError's text.
+	e.Last = strings.TrimPrefix(e.Last, "JobCancelError: ")
+	if rest, ok := strings.CutPrefix(e.Last, markModelFatal); ok {
+		e.Last, e.ModelFatal = rest, true
+	} else if rest, ok := strings.CutPrefix(e.Last, markBudget); ok {
+		e.Last, e.Budget = rest, true
+	}
+	return e
 }
 
 func (w *genWorkers) printf(format string, args ...any) {
@@ -428,7 +493,7 @@ func (q *Queue) Enqueue(ctx context.Context, args []river.JobArgs) ([]int64, err
 // Wait waits until every job of ids has finished, by whichever worker. A
 // job River gave up on (cancelled: a fatal provider error, a budget, a
 // task changed; or discarded after MaxAttempts) ends the wait with its
-// last error; the other jobs stay queued. Interrupted, it returns ctx's
+// [*StepError]; the other jobs stay queued. Interrupted, it returns ctx's
 // error and the jobs stay queued.
 func (q *Queue) Wait(ctx context.Context, ids []int64) error {
 	tick := time.NewTicker(q.cfg.Poll)
@@ -450,11 +515,7 @@ func (q *Queue) Wait(ctx context.Context, ids []int64) error {
 				switch j.State {
 				case rivertype.JobStateCompleted:
 				case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
-					last := "no error recorded"
-					if len(j.Errors) > 0 {
-						last = j.Errors[len(j.Errors)-1].Error
-					}
-					return fmt.Errorf("%w: %s job %d %s after %d attempts: %s", errStepGivenUp, j.Kind, j.ID, j.State, j.Attempt, strings.TrimSpace(last))
+					return stepError(j)
 				default:
 					left = append(left, j.ID)
 				}

@@ -47,6 +47,19 @@ type Progress struct {
 	// Counts are the finished trials by class (pass, fail, crash,
 	// timeout, infra) and those with unjudged assertions.
 	Counts []Count
+	// Steps are the generation and repair jobs that feed the run
+	// ('gen --db … --judge RUN'), by kind; none when unknown.
+	Steps []StepCount
+}
+
+// StepCount is how many generation or repair jobs of one kind
+// ("generate", "repair") are in each state.
+type StepCount struct {
+	Kind string
+	// Queued wait (or wait for a retry); Running are being worked on;
+	// Done finished; GivenUp were cancelled or discarded (a provider's
+	// refusal, a budget, attempts spent).
+	Queued, Running, Done, GivenUp int
 }
 
 // Count is one number of the progress table.

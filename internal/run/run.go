@@ -65,6 +65,13 @@ type Options struct {
 	Chromium      string
 	Progress      io.Writer
 	Logger        *slog.Logger
+	// Fetch, when set, is asked for the planned trials the run folder
+	// does not hold finished (key → folder, "trials/<name>") once the
+	// folder is accepted for this configuration, before anything in it
+	// changes: it puts into the folder those finished elsewhere (an
+	// artifact store's copies of workers' trials) and returns the
+	// folders it put there. They are then kept as any finished trial.
+	Fetch func(ctx context.Context, want map[string]string) ([]string, error)
 }
 
 // Summary is what Execute did.
@@ -147,6 +154,25 @@ func Execute(ctx context.Context, o Options) (*Summary, error) {
 	}
 
 	// Accepted: the folder now belongs to the new configuration.
+	if o.Fetch != nil {
+		want := map[string]string{}
+		for _, p := range o.Plan {
+			if _, ok := done[p.Key]; !ok {
+				want[p.Key] = "trials/" + p.Dir()
+			}
+		}
+		if len(want) > 0 {
+			fetched, err := o.Fetch(ctx, want)
+			if err != nil {
+				return nil, err
+			}
+			if len(fetched) > 0 {
+				if done, unfinished, err = scan(o.Out); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	for _, name := range unfinished {
 		// Never finished (killed mid-trial): start it again from scratch.
 		if err := os.RemoveAll(filepath.Join(o.Out, "trials", name)); err != nil {

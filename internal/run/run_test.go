@@ -356,3 +356,48 @@ func TestResultsAreSavedOnce(t *testing.T) {
 		require.Equal(t, len(plan), planned(t, db))
 	})
 }
+
+// Fetch is asked, once the folder is accepted, for the planned trials it
+// does not hold finished; what it puts there is kept, not judged again.
+// A folder refused for another configuration is not fetched into.
+func TestExecuteKeepsFetchedTrials(t *testing.T) {
+	tasks := starterTasks(t)
+	plan, err := Plan(tasks, []Source{{Model: "oracle", Oracle: true}}, 1)
+	require.NoError(t, err)
+	require.Len(t, plan, 2)
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	cfg := Config{Suite: "starter", Repeat: 1}
+	// The trials as judged on another machine's copy of the run folder.
+	_, err = Execute(context.Background(), Options{Out: elsewhere, Config: cfg, Plan: plan, Executor: &stubExecutor{}})
+	require.NoError(t, err)
+
+	out := filepath.Join(t.TempDir(), "run")
+	// The first trial finished here; the second's attempt was cut short.
+	_, err = Execute(context.Background(), Options{Out: out, Config: cfg, Plan: plan[:1], Executor: &stubExecutor{}})
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "trials", plan[1].Dir()), 0o755))
+	var asked []map[string]string
+	fetch := func(ctx context.Context, want map[string]string) ([]string, error) {
+		asked = append(asked, want)
+		var got []string
+		for _, dir := range want {
+			require.NoError(t, os.RemoveAll(filepath.Join(out, dir)))
+			require.NoError(t, os.CopyFS(filepath.Join(out, dir), os.DirFS(filepath.Join(elsewhere, dir))))
+			got = append(got, dir)
+		}
+		return got, nil
+	}
+	other := cfg
+	other.Suite = "another"
+	_, err = Execute(context.Background(), Options{Out: out, Config: other, Plan: plan, Executor: &stubExecutor{}, Fetch: fetch})
+	require.ErrorIs(t, err, ErrConfigChanged)
+	require.Empty(t, asked, "a refused folder is left as it was")
+
+	judge := &stubExecutor{}
+	sum, err := Execute(context.Background(), Options{Out: out, Config: cfg, Plan: plan, Executor: judge, Fetch: fetch})
+	require.NoError(t, err)
+	require.Equal(t, []map[string]string{{plan[1].Key: "trials/" + plan[1].Dir()}}, asked)
+	require.Empty(t, judge.judged)
+	require.Equal(t, 2, sum.Kept)
+	require.Len(t, sum.Trials, 2)
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
+	"github.com/worldprobe/worldprobe/internal/report"
 )
 
 var updateShot = flag.Bool("update", false, "rewrite docs/serve-overview.png from the browser test")
@@ -46,7 +48,15 @@ func launchForLoopback(t *testing.T) *browser.Browser {
 // the status, the rows or the screenshot empty).
 func TestViewerInChromium(t *testing.T) {
 	f := newFixture(t)
-	s, err := New(context.Background(), Options{Run: f.dir, Poll: 100 * time.Millisecond})
+	// The generation jobs feeding the run, as queue.StepCounter counts
+	// them (TestStepCounterInPostgres): two waiting, then one done.
+	var stepsMu sync.Mutex
+	steps := []report.StepCount{{Kind: "generate", Queued: 2}}
+	s, err := New(context.Background(), Options{Run: f.dir, Poll: 100 * time.Millisecond, Steps: func(context.Context) ([]report.StepCount, error) {
+		stepsMu.Lock()
+		defer stepsMu.Unlock()
+		return slices.Clone(steps), nil
+	}})
 	require.NoError(t, err)
 	defer s.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -86,6 +96,7 @@ func TestViewerInChromium(t *testing.T) {
 		Done    string
 		Planned string
 		Status  string
+		Steps   []string
 		Marker  bool
 	}
 	const look = `(() => ({
@@ -93,6 +104,7 @@ func TestViewerInChromium(t *testing.T) {
 		done: document.querySelector("#progress .done").textContent,
 		planned: document.querySelector("#progress .planned").textContent,
 		status: document.getElementById("live-status").textContent,
+		steps: [...document.querySelectorAll("#progress tr[data-step]")].map(r => [...r.cells].map(c => c.textContent).join(" ")),
 		marker: window.__stillTheSamePage === true,
 	}))()`
 	_, err = chromedp.Run(pc, chromedp.Navigate(base+"/"))
@@ -103,7 +115,8 @@ func TestViewerInChromium(t *testing.T) {
 	require.NoError(t, err)
 	first, err := chromedp.Run(pc, chromedp.Evaluate[overview](look))
 	require.NoError(t, err)
-	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Planned: "5", Status: "live · 3 of 5 finished, 1 unfinished"}, first)
+	require.Equal(t, overview{Rows: []string{"oracle", "gpt"}, Done: "3", Planned: "5", Status: "live · 3 of 5 finished, 1 unfinished",
+		Steps: []string{"generate 2 0 0 0"}}, first)
 	if *updateShot {
 		png, err := chromedp.Run(pc, chromedp.FullScreenshot(100))
 		require.NoError(t, err)
@@ -111,6 +124,18 @@ func TestViewerInChromium(t *testing.T) {
 	}
 	_, err = chromedp.Run(pc, chromedp.Evaluate[bool](`window.__stillTheSamePage = true`))
 	require.NoError(t, err)
+
+	// A generation job finishes and its page's repair is queued: the
+	// counts change in place.
+	stepsMu.Lock()
+	steps = []report.StepCount{{Kind: "generate", Queued: 1, Done: 1}, {Kind: "repair", Queued: 1}}
+	stepsMu.Unlock()
+	_, err = chromedp.Run(pc, chromedp.Poll[bool](`document.querySelectorAll("#progress tr[data-step]").length === 2`, chromedp.WithPollingTimeout(2*time.Minute)))
+	require.NoError(t, err, "the generation jobs' counts never reached the page")
+	stepped, err := chromedp.Run(pc, chromedp.Evaluate[overview](look))
+	require.NoError(t, err)
+	require.Equal(t, []string{"generate 1 0 1 0", "repair 1 0 0 0"}, stepped.Steps)
+	require.True(t, stepped.Marker, "updated in place, not reloaded")
 
 	// A new model's trial finishes while the page is open.
 	late := trialOf("k-claude", "simulation/ball", "claude", "page", 0)

@@ -133,12 +133,26 @@ type progressState struct {
 	Planned int            `json:"planned"`
 	Running int            `json:"running"`
 	Counts  map[string]int `json:"counts"`
+	// Steps are the generation and repair jobs feeding the run, by kind.
+	Steps []stepState `json:"steps,omitempty"`
+}
+
+// stepState is one kind of generation jobs in progressState.
+type stepState struct {
+	Kind    string `json:"kind"`
+	Queued  int    `json:"queued"`
+	Running int    `json:"running"`
+	Done    int    `json:"done"`
+	GivenUp int    `json:"given_up"`
 }
 
 func stateOf(snap *snapshot) progressState {
 	p := progressState{Version: snap.version, Done: snap.progress.Done, Planned: snap.progress.Planned, Running: snap.progress.Running, Counts: map[string]int{}}
 	for _, c := range snap.progress.Counts {
 		p.Counts[c.Name] = c.N
+	}
+	for _, c := range snap.progress.Steps {
+		p.Steps = append(p.Steps, stepState{Kind: c.Kind, Queued: c.Queued, Running: c.Running, Done: c.Done, GivenUp: c.GivenUp})
 	}
 	return p
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -69,6 +70,10 @@ type Options struct {
 	// (artifactstore.FS under artifactstore.RunPrefix). Run then only
 	// names the run in DB and need not exist on this machine.
 	Artifacts fs.FS
+	// Steps, when set, counts the generation and repair jobs that feed
+	// the run (queue.StepCounter); the overview shows them beside the
+	// trials, read at every poll.
+	Steps func(ctx context.Context) ([]report.StepCount, error)
 	// Logger receives diagnostics; nil uses slog.Default().
 	Logger *slog.Logger
 }
@@ -123,9 +128,10 @@ type Server struct {
 	// sigFiles are the store's files when it is a SQLite file (the database
 	// and its write-ahead log): while they and the trials folder are as
 	// they were, a reading is skipped (see refresh).
-	sigFiles []string
-	lastSig  string
-	lastAt   time.Time
+	sigFiles  []string
+	lastSig   string
+	lastAt    time.Time
+	lastSteps []report.StepCount
 
 	mu    sync.Mutex
 	snap  *snapshot
@@ -245,21 +251,31 @@ func (s *Server) signature() string {
 // store is read only when its files or the trials folder changed, or
 // fullEvery after the last reading, so an idle run of many trials costs
 // a few stat calls per poll.
+//
+// The generation and repair jobs (Options.Steps) are counted at every
+// poll; a change in them is a change of the run.
 func (s *Server) refresh(ctx context.Context) error {
+	var steps []report.StepCount
+	if s.opts.Steps != nil {
+		var err error
+		if steps, err = s.opts.Steps(ctx); err != nil {
+			return fmt.Errorf("counting the generation jobs: %w", err)
+		}
+	}
 	sig := s.signature()
-	if sig != "" && sig == s.lastSig && time.Since(s.lastAt) < fullEvery {
+	if sig != "" && sig == s.lastSig && slices.Equal(steps, s.lastSteps) && time.Since(s.lastAt) < fullEvery {
 		return nil
 	}
-	if err := s.read(ctx); err != nil {
+	if err := s.read(ctx, steps); err != nil {
 		return err
 	}
-	s.lastSig, s.lastAt = sig, time.Now()
+	s.lastSig, s.lastAt, s.lastSteps = sig, time.Now(), steps
 	return nil
 }
 
 // read reads the store and the run folder, and makes a new snapshot when
-// anything changed.
-func (s *Server) read(ctx context.Context) error {
+// anything changed (steps, the generation jobs' counts, included).
+func (s *Server) read(ctx context.Context, steps []report.StepCount) error {
 	trials, err := s.db.Trials(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the trials: %w", err)
@@ -272,7 +288,7 @@ func (s *Server) read(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	version := fingerprint(trials, planned, byDir, running)
+	version := fingerprint(trials, planned, byDir, running, steps)
 	s.mu.Lock()
 	same := s.snap != nil && s.snap.version == version
 	s.mu.Unlock()
@@ -290,6 +306,7 @@ func (s *Server) read(ctx context.Context) error {
 	snap := &snapshot{version: version, byDir: byDir,
 		page:     report.Page{Title: s.title, Trials: trials, Board: board, Dirs: dirs},
 		progress: report.NewProgress(trials, planned, running, time.Now().Format("15:04:05"))}
+	snap.progress.Steps = steps
 	s.mu.Lock()
 	s.snap = snap
 	for ch := range s.subs {
@@ -352,7 +369,7 @@ func (s *Server) scanFolders() (map[string]string, int, error) {
 // fingerprint is the version of a reading: it changes when a trial is
 // added, removed or judged again, the plan changes, or a folder appears
 // or finishes.
-func fingerprint(trials []*result.Trial, planned int, byDir map[string]string, running int) string {
+func fingerprint(trials []*result.Trial, planned int, byDir map[string]string, running int, steps []report.StepCount) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "planned %d\n", planned)
 	for _, t := range trials {
@@ -364,6 +381,9 @@ func fingerprint(trials []*result.Trial, planned int, byDir map[string]string, r
 	}
 	sort.Strings(dirs)
 	fmt.Fprintf(h, "%s\n%d", strings.Join(dirs, "\n"), running)
+	for _, c := range steps {
+		fmt.Fprintf(h, "\n%s %d %d %d %d", c.Kind, c.Queued, c.Running, c.Done, c.GivenUp)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 

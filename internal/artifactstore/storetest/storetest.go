@@ -164,6 +164,33 @@ func Run(t *testing.T, open func(t *testing.T) artifactstore.Store) {
 		require.Equal(t, `{"pass":true}`, string(b))
 	})
 
+	t.Run("GetDir", func(t *testing.T) {
+		s := open(t)
+		files := map[string]string{"run/trials/t1/result.json": `{"pass":true}`, "run/trials/t1/frames/001.png": "f1",
+			"run/trials/t10/result.json": "other trial", "run/trials/t2/result.json": "t2"}
+		for n, text := range files {
+			put(t, s, n, text)
+		}
+		dir := filepath.Join(t.TempDir(), "t1")
+		names, err := artifactstore.GetDir(ctx, s, "run/trials/t1", dir)
+		require.NoError(t, err)
+		require.Equal(t, []string{"run/trials/t1/frames/001.png", "run/trials/t1/result.json"}, names)
+		var got []string
+		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, filepath.ToSlash(rel)+"="+string(b))
+			return err
+		}))
+		require.Equal(t, []string{`frames/001.png=f1`, `result.json={"pass":true}`}, got)
+		names, err = artifactstore.GetDir(ctx, s, "run/trials/none", filepath.Join(t.TempDir(), "none"))
+		require.NoError(t, err)
+		require.Empty(t, names, "nothing below the prefix: nothing copied")
+	})
+
 	t.Run("Concurrent", func(t *testing.T) {
 		s := open(t)
 		var wg sync.WaitGroup
