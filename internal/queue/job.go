@@ -16,6 +16,7 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/artifactstore"
 	"github.com/worldprobe/worldprobe/internal/result"
+	runpkg "github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
 )
@@ -55,8 +56,41 @@ type trialWorker struct {
 	// artifacts receives each judged trial's folder; nil for none.
 	artifacts artifactstore.Store
 
+	// chromium is the version of the runner's browser.
+	chromium string
+
 	mu      sync.Mutex
 	loaders map[string]*trial.Loader
+	// pinned is, per run folder, nil when this worker's Chromium is the
+	// one the run's lock.json pins, else the error that says it is not.
+	pinned map[string]error
+}
+
+// checkPinned says whether this worker may judge the run's trials: a run
+// pins the Chromium it was planned with (lock.json), and a trial judged by
+// another version could get another verdict. A worker with another version
+// returns an infrastructure error for each of the run's trials (River
+// retries the job, on any worker, and never scores it) and says so once
+// per run in its progress.
+func (w *trialWorker) checkPinned(run string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err, ok := w.pinned[run]; ok {
+		return err
+	}
+	if w.pinned == nil {
+		w.pinned = map[string]error{}
+	}
+	lock, err := runpkg.ReadLock(run)
+	if err != nil {
+		return err // unreadable now: ask again next time
+	}
+	if lock != nil && lock.Chromium != "" && w.chromium != "" && lock.Chromium != w.chromium {
+		err = fmt.Errorf("%w: this worker's Chromium is %q, run %s pins %q (its lock.json); start workers with the run's Chromium", ErrOtherChromium, w.chromium, run, lock.Chromium)
+		fmt.Fprintf(w.progress, "worker: not judging run %s: %v\n", run, err)
+	}
+	w.pinned[run] = err
+	return err
 }
 
 // loader is the run folder's loader (it loads each task once).
@@ -85,6 +119,9 @@ func (w *trialWorker) Work(ctx context.Context, job *river.Job[TrialArgs]) error
 	s := a.Spec
 	if s.Key != a.Key {
 		return river.JobCancel(fmt.Errorf("trial job %d: its key %s is not its spec's %s", job.ID, a.Key, s.Key))
+	}
+	if err := w.checkPinned(a.Run); err != nil {
+		return fmt.Errorf("trial %s: %w", s.Dir, err)
 	}
 	results, err := w.results(ctx, a.Run)
 	if err != nil {
@@ -136,6 +173,9 @@ func finishedIn(dir, key string) *result.Trial {
 	}
 	return t
 }
+
+// ErrOtherChromium: a worker's Chromium is not the one the run pins.
+var ErrOtherChromium = errors.New("another Chromium than the run's")
 
 // errDiscarded marks a trial whose job River gave up on.
 var errDiscarded = errors.New("trial given up")

@@ -246,7 +246,11 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 			if q.cfg.Runner == nil {
 				return nil, errors.New("queue: workers need a trial runner")
 			}
-			if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, results: q.results, progress: q.cfg.Progress, artifacts: q.cfg.Artifacts}); err != nil {
+			chromium := ""
+			if q.cfg.Runner.Browser != nil {
+				chromium = q.cfg.Runner.Browser.Version()
+			}
+			if err := river.AddWorkerSafely(workers, &trialWorker{runner: q.cfg.Runner, chromium: chromium, results: q.results, progress: q.cfg.Progress, artifacts: q.cfg.Artifacts}); err != nil {
 				return nil, fmt.Errorf("registering the trial worker: %w", err)
 			}
 			cfg.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: q.cfg.Workers}

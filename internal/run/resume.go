@@ -141,6 +141,12 @@ func ReadTrials(out string) ([]*result.Trial, error) {
 	return trials, nil
 }
 
+// ReadLock reads the run folder's lock.json: nil without one (a run
+// folder not planned yet).
+func ReadLock(dir string) (*Lock, error) {
+	return readStored[Lock](filepath.Join(dir, "lock.json"))
+}
+
 // readStored reads a JSON file of the run folder; nil when the file does
 // not exist.
 func readStored[T any](path string) (*T, error) {
