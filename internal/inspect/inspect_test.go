@@ -580,6 +580,28 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.True(t, r.Scene.Truncated, "%+v", r.Scene)
 		require.Equal(t, 4097, r.Scene.Objects)
 	},
+	// 200 alerts and popups of 3 MiB each and a 3 MiB three.js revision:
+	// the runtime keeps 500 characters of each, so its status stays small
+	// and the page is ok (before, reading the status ran past its deadline
+	// and the page was judged hung while being observed).
+	"huge_dialogs.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		clipped := strings.Repeat("x", 500) + "…"
+		require.Len(t, r.Dialogs, 200)
+		for _, d := range r.Dialogs {
+			require.Equal(t, session.Dialog{Type: "alert", Message: clipped}, d)
+		}
+		var popups int
+		for _, b := range r.Requests.Blocked {
+			if b.Type == "window.open" {
+				popups++
+				require.Equal(t, clipped, b.URL)
+			}
+		}
+		require.Equal(t, 200, popups)
+		require.NotNil(t, r.Scene)
+		require.Equal(t, strings.Repeat("x", 32), r.Scene.ThreeRevision)
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {

@@ -59,6 +59,14 @@
   const putDefined = put;
 
   const log = { dialogs: [], blocked: [], events: [] };
+  // clipText keeps the first 500 characters of a page-chosen text the runtime
+  // records (a dialog's message, a refused URL): its status is read by the
+  // harness within a deadline, and 200 alerts of a 3 MiB message would
+  // make it hundreds of megabytes.
+  const clipText = (v) => {
+    const t = RealString(v ?? '');
+    return t.length > 500 ? apply(StringSlice, t, [0, 500]) + '\u2026' : t;
+  };
   // forward passes what a child frame records to the frame above it, so a
   // dialog or popup tried in a same-origin iframe is the page's (set once the
   // parent's runtime is found).
@@ -71,9 +79,8 @@
   }
   function childRecord(kind, entry) {
     if (entry === null || typeof entry !== 'object') return;
-    const clip = (v) => apply(StringSlice, RealString(v ?? ''), [0, 500]);
-    if (kind === 'dialogs') record(log.dialogs, { type: clip(entry.type), message: clip(entry.message) });
-    else if (kind === 'blocked') record(log.blocked, { url: clip(entry.url), type: clip(entry.type) });
+    if (kind === 'dialogs') record(log.dialogs, { type: clipText(entry.type), message: clipText(entry.message) });
+    else if (kind === 'blocked') record(log.blocked, { url: clipText(entry.url), type: clipText(entry.type) });
   }
   function report(err) {
     if (realReportError) realReportError(err);
@@ -359,11 +366,11 @@
   if (G.OffscreenCanvas) hookGetContext(G.OffscreenCanvas.prototype);
 
   // ---- guards: dialogs, popups, closing ----
-  G.alert = function alert(message) { record(log.dialogs, { type: 'alert', message: String(message ?? '') }); };
-  G.confirm = function confirm(message) { record(log.dialogs, { type: 'confirm', message: String(message ?? '') }); return false; };
-  G.prompt = function prompt(message) { record(log.dialogs, { type: 'prompt', message: String(message ?? '') }); return null; };
+  G.alert = function alert(message) { record(log.dialogs, { type: 'alert', message: clipText(message) }); };
+  G.confirm = function confirm(message) { record(log.dialogs, { type: 'confirm', message: clipText(message) }); return false; };
+  G.prompt = function prompt(message) { record(log.dialogs, { type: 'prompt', message: clipText(message) }); return null; };
   G.print = function print() { record(log.dialogs, { type: 'print', message: '' }); };
-  G.open = function open(url) { record(log.blocked, { url: String(url ?? ''), type: 'window.open' }); return null; };
+  G.open = function open(url) { record(log.blocked, { url: clipText(url), type: 'window.open' }); return null; };
   G.close = function close() { record(log.blocked, { url: '', type: 'window.close' }); };
   for (const name of ['showOpenFilePicker', 'showSaveFilePicker', 'showDirectoryPicker']) {
     if (typeof G[name] !== 'function') continue;
@@ -376,7 +383,7 @@
     // A service worker could answer the page's requests itself and outlive
     // it: refused, and recorded.
     G.ServiceWorkerContainer.prototype.register = function register(url) {
-      record(log.blocked, { url: RealString(url ?? ''), type: 'service_worker' });
+      record(log.blocked, { url: clipText(url), type: 'service_worker' });
       return RealPromise.reject(new DOMException('service workers are disabled by worldprobe', 'SecurityError'));
     };
   }
@@ -1243,7 +1250,7 @@
   }
   const devtools = new EventTarget();
   devtools.addEventListener('register', (e) => {
-    if (e.detail && e.detail.revision) threeRevision = String(e.detail.revision);
+    if (e.detail && e.detail.revision) threeRevision = apply(StringSlice, RealString(e.detail.revision), [0, 32]);
   });
   devtools.addEventListener('observe', (e) => {
     const o = e.detail;
