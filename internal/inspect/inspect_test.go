@@ -602,6 +602,23 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.NotNil(t, r.Scene)
 		require.Equal(t, strings.Repeat("x", 32), r.Scene.ThreeRevision)
 	},
+	// Getters on Object.prototype named like a reader's fields (truncated,
+	// errors, done, …) and a descriptor's (get, set, value), JSON and
+	// Object.keys replaced: the state and the reported scene read as they
+	// are. Before, the scene walk read truncated from its own result
+	// object, found the page's getter and stopped at the root (no bounds),
+	// and every descriptor the runtime wrote inherited the page's get and
+	// value, so each of its defineProperty calls threw.
+	"proto_getters.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"a":[2,3],"b":1}`, string(r.State))
+		require.Nil(t, r.StateIssues)
+		require.NotNil(t, r.Scene)
+		require.False(t, r.Scene.Truncated)
+		require.Equal(t, 2, r.Scene.Objects)
+		require.Equal(t, 1, r.Scene.Triangles)
+		require.Equal(t, &session.Bounds{Min: []float64{5, 0, 0}, Max: []float64{6, 2, 0}}, r.Scene.Bounds)
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {
