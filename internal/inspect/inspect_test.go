@@ -619,6 +619,19 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.Equal(t, 1, r.Scene.Triangles)
 		require.Equal(t, &session.Bounds{Min: []float64{5, 0, 0}, Max: []float64{6, 2, 0}}, r.Scene.Bounds)
 	},
+	// debugger statements at load, while the harness's DevTools debugger
+	// is on, and in every frame pause nothing.
+	"debugger.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+	},
+	// A meta refresh to itself is a navigation after load: refused and
+	// recorded, and the page keeps its one load and its frames.
+	"meta_refresh.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
+		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {
