@@ -701,3 +701,14 @@ func TestHostileSuite(t *testing.T) {
 	after := run(t, inspector(t, nil), page("ok.html"))
 	require.Equal(t, OutcomeOK, after.Outcome)
 }
+
+// TestStateReadThatNeverReturns: a state getter that spins is the page's
+// hang, bounded by the page's own call timeout (which a trial doubles when
+// it retries under load) and named as such, not as the GPU's allowance
+// (before: a fixed 10 s, reported as "the GPU allowance of 1m0s").
+func TestStateReadThatNeverReturns(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Timeout = 8 * time.Second }), page("state_loop.html"))
+	require.Equal(t, OutcomeCrash, r.Outcome)
+	require.Equal(t, CrashTimeout, r.Crash.Kind)
+	require.Equal(t, "the page did not return from reading its state within 8s (a getter, Proxy trap or state function that does not return), after 30 frames", r.Crash.Message)
+}
