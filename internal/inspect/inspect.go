@@ -313,7 +313,9 @@ func (in *Inspector) run(ctx context.Context, path string, o Options, done func(
 	rep.Timing.PresentMs = ms(time.Since(t2))
 
 	t3 := time.Now()
-	obsCtx, obsCancel := context.WithTimeout(ctx, o.GPUTime)
+	// The state read in it is the page's call (its getters run), with the
+	// page's own timeout; the rest is the GPU's allowance.
+	obsCtx, obsCancel := context.WithTimeout(ctx, o.GPUTime+o.Timeout)
 	defer obsCancel()
 	if err := in.observe(obsCtx, s, rep); err != nil {
 		in.finishBrokenAfterDraw(ctx, s, rep, err, "being observed (state, scene, pixels)")
@@ -413,6 +415,14 @@ func (in *Inspector) finishBrokenAfterDraw(ctx context.Context, s *session.Sessi
 	}
 	_ = s.Interrupt()
 	rep.fill(s.Log())
+	var read *session.StateReadTimeout
+	if errors.As(err, &read) {
+		// The page's own code (a getter, trap or state function) kept
+		// control: that is its call timeout, not the GPU's allowance.
+		rep.fail(CrashTimeout, fmt.Sprintf("%s (a getter, Proxy trap or state function that does not return), after %d frames",
+			read.Error(), rep.Frames), 0, 0)
+		return
+	}
 	rep.fail(CrashTimeout, fmt.Sprintf("the page did not return control within the GPU allowance of %s while %s, after %d frames",
 		in.Options.GPUTime, phase, rep.Frames), 0, 0)
 }

@@ -580,6 +580,58 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.True(t, r.Scene.Truncated, "%+v", r.Scene)
 		require.Equal(t, 4097, r.Scene.Objects)
 	},
+	// 200 alerts and popups of 3 MiB each and a 3 MiB three.js revision:
+	// the runtime keeps 500 characters of each, so its status stays small
+	// and the page is ok (before, reading the status ran past its deadline
+	// and the page was judged hung while being observed).
+	"huge_dialogs.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		clipped := strings.Repeat("x", 500) + "…"
+		require.Len(t, r.Dialogs, 200)
+		for _, d := range r.Dialogs {
+			require.Equal(t, session.Dialog{Type: "alert", Message: clipped}, d)
+		}
+		var popups int
+		for _, b := range r.Requests.Blocked {
+			if b.Type == "window.open" {
+				popups++
+				require.Equal(t, clipped, b.URL)
+			}
+		}
+		require.Equal(t, 200, popups)
+		require.NotNil(t, r.Scene)
+		require.Equal(t, strings.Repeat("x", 32), r.Scene.ThreeRevision)
+	},
+	// Getters on Object.prototype named like a reader's fields (truncated,
+	// errors, done, …) and a descriptor's (get, set, value), JSON and
+	// Object.keys replaced: the state and the reported scene read as they
+	// are. Before, the scene walk read truncated from its own result
+	// object, found the page's getter and stopped at the root (no bounds),
+	// and every descriptor the runtime wrote inherited the page's get and
+	// value, so each of its defineProperty calls threw.
+	"proto_getters.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"a":[2,3],"b":1}`, string(r.State))
+		require.Nil(t, r.StateIssues)
+		require.NotNil(t, r.Scene)
+		require.False(t, r.Scene.Truncated)
+		require.Equal(t, 2, r.Scene.Objects)
+		require.Equal(t, 1, r.Scene.Triangles)
+		require.Equal(t, &session.Bounds{Min: []float64{5, 0, 0}, Max: []float64{6, 2, 0}}, r.Scene.Bounds)
+	},
+	// debugger statements at load, while the harness's DevTools debugger
+	// is on, and in every frame pause nothing.
+	"debugger.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+	},
+	// A meta refresh to itself is a navigation after load: refused and
+	// recorded, and the page keeps its one load and its frames.
+	"meta_refresh.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
+		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {
@@ -648,4 +700,15 @@ func TestHostileSuite(t *testing.T) {
 	}
 	after := run(t, inspector(t, nil), page("ok.html"))
 	require.Equal(t, OutcomeOK, after.Outcome)
+}
+
+// TestStateReadThatNeverReturns: a state getter that spins is the page's
+// hang, bounded by the page's own call timeout (which a trial doubles when
+// it retries under load) and named as such, not as the GPU's allowance
+// (before: a fixed 10 s, reported as "the GPU allowance of 1m0s").
+func TestStateReadThatNeverReturns(t *testing.T) {
+	r := run(t, inspector(t, func(o *Options) { o.Timeout = 8 * time.Second }), page("state_loop.html"))
+	require.Equal(t, OutcomeCrash, r.Outcome)
+	require.Equal(t, CrashTimeout, r.Crash.Kind)
+	require.Equal(t, "the page did not return from reading its state within 8s (a getter, Proxy trap or state function that does not return), after 30 frames", r.Crash.Message)
 }

@@ -26,7 +26,7 @@ const __wpLib = (function () {
     if (!proto) return;
     const d = ObjectGetOwnDesc(proto, name);
     if (d && !d.configurable) return;
-    try { ObjectDefine(proto, name, { configurable: true, enumerable: d ? d.enumerable : true, get }); } catch (e) { /* ignore */ }
+    try { ObjectDefine(proto, name, { __proto__: null, configurable: true, enumerable: d ? d.enumerable : true, get }); } catch (e) { /* ignore */ }
   }
 
   function splitmix32(a) {
@@ -93,7 +93,7 @@ const __wpLib = (function () {
     if (G.performance) {
       const perfProto = ObjectGetProto(G.performance);
       perfProto.now = function now_() { return now(); };
-      try { ObjectDefine(perfProto, 'timeOrigin', { get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
+      try { ObjectDefine(perfProto, 'timeOrigin', { __proto__: null, get() { return epochMs; }, configurable: true }); } catch (e) { /* ignore */ }
     }
     function VirtualDate(...args) {
       if (!new.target) return new RealDate(epochMs + now()).toString();
@@ -104,7 +104,7 @@ const __wpLib = (function () {
     VirtualDate.now = function dateNow() { return MathFloor(epochMs + now()); };
     VirtualDate.parse = RealDate.parse;
     VirtualDate.UTC = RealDate.UTC;
-    ObjectDefine(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true });
+    ObjectDefine(RealDate.prototype, 'constructor', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
     G.Date = VirtualDate;
   }
 

@@ -55,10 +55,18 @@
   const apply = (fn, self, args) => ReflectApply(fn, self, args);
   // put appends v to the array a as an own property: no setter a page put
   // on Array.prototype (or a replaced push) runs.
-  const put = (a, v) => { ObjectDefine(a, a.length, { value: v, writable: true, enumerable: true, configurable: true }); };
+  const put = (a, v) => { ObjectDefine(a, a.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
   const putDefined = put;
 
   const log = { dialogs: [], blocked: [], events: [] };
+  // clipText keeps the first 500 characters of a page-chosen text the runtime
+  // records (a dialog's message, a refused URL): its status is read by the
+  // harness within a deadline, and 200 alerts of a 3 MiB message would
+  // make it hundreds of megabytes.
+  const clipText = (v) => {
+    const t = RealString(v ?? '');
+    return t.length > 500 ? apply(StringSlice, t, [0, 500]) + '\u2026' : t;
+  };
   // forward passes what a child frame records to the frame above it, so a
   // dialog or popup tried in a same-origin iframe is the page's (set once the
   // parent's runtime is found).
@@ -71,9 +79,8 @@
   }
   function childRecord(kind, entry) {
     if (entry === null || typeof entry !== 'object') return;
-    const clip = (v) => apply(StringSlice, RealString(v ?? ''), [0, 500]);
-    if (kind === 'dialogs') record(log.dialogs, { type: clip(entry.type), message: clip(entry.message) });
-    else if (kind === 'blocked') record(log.blocked, { url: clip(entry.url), type: clip(entry.type) });
+    if (kind === 'dialogs') record(log.dialogs, { type: clipText(entry.type), message: clipText(entry.message) });
+    else if (kind === 'blocked') record(log.blocked, { url: clipText(entry.url), type: clipText(entry.type) });
   }
   function report(err) {
     if (realReportError) realReportError(err);
@@ -81,7 +88,7 @@
   }
   function lock(obj, name, value) {
     try {
-      ObjectDefine(obj, name, { value, writable: false, configurable: false, enumerable: false });
+      ObjectDefine(obj, name, { __proto__: null, value, writable: false, configurable: false, enumerable: false });
     } catch (e) { /* already locked */ }
   }
 
@@ -224,7 +231,7 @@
           if (!new.target) throw new TypeError("Failed to construct 'PerformanceObserver': Please use the 'new' operator");
           if (typeof callback !== 'function') throw new TypeError("Failed to construct 'PerformanceObserver': parameter 1 is not of type 'Function'.");
           const o = { callback, self: this, types: null, queue: [] };
-          ObjectDefine(this, '__wpObserver', { value: o });
+          ObjectDefine(this, '__wpObserver', { __proto__: null, value: o });
         };
         VirtualPerformanceObserver.prototype.observe = function observe(opts) {
           const o = this.__wpObserver;
@@ -241,7 +248,7 @@
         VirtualPerformanceObserver.prototype.takeRecords = function takeRecords() {
           const o = this.__wpObserver; const out = o.queue; o.queue = []; return out;
         };
-        ObjectDefine(VirtualPerformanceObserver, 'supportedEntryTypes', { get: () => supported.slice() });
+        ObjectDefine(VirtualPerformanceObserver, 'supportedEntryTypes', { __proto__: null, get: () => supported.slice() });
         G.PerformanceObserver = VirtualPerformanceObserver;
         // Observers are called at the start of the next stepped frame.
         deliverPerformance = () => {
@@ -359,11 +366,11 @@
   if (G.OffscreenCanvas) hookGetContext(G.OffscreenCanvas.prototype);
 
   // ---- guards: dialogs, popups, closing ----
-  G.alert = function alert(message) { record(log.dialogs, { type: 'alert', message: String(message ?? '') }); };
-  G.confirm = function confirm(message) { record(log.dialogs, { type: 'confirm', message: String(message ?? '') }); return false; };
-  G.prompt = function prompt(message) { record(log.dialogs, { type: 'prompt', message: String(message ?? '') }); return null; };
+  G.alert = function alert(message) { record(log.dialogs, { type: 'alert', message: clipText(message) }); };
+  G.confirm = function confirm(message) { record(log.dialogs, { type: 'confirm', message: clipText(message) }); return false; };
+  G.prompt = function prompt(message) { record(log.dialogs, { type: 'prompt', message: clipText(message) }); return null; };
   G.print = function print() { record(log.dialogs, { type: 'print', message: '' }); };
-  G.open = function open(url) { record(log.blocked, { url: String(url ?? ''), type: 'window.open' }); return null; };
+  G.open = function open(url) { record(log.blocked, { url: clipText(url), type: 'window.open' }); return null; };
   G.close = function close() { record(log.blocked, { url: '', type: 'window.close' }); };
   for (const name of ['showOpenFilePicker', 'showSaveFilePicker', 'showDirectoryPicker']) {
     if (typeof G[name] !== 'function') continue;
@@ -376,7 +383,7 @@
     // A service worker could answer the page's requests itself and outlive
     // it: refused, and recorded.
     G.ServiceWorkerContainer.prototype.register = function register(url) {
-      record(log.blocked, { url: RealString(url ?? ''), type: 'service_worker' });
+      record(log.blocked, { url: clipText(url), type: 'service_worker' });
       return RealPromise.reject(new DOMException('service workers are disabled by worldprobe', 'SecurityError'));
     };
   }
@@ -481,10 +488,10 @@
       const stream = apply(destStream, dest, []);
       const track = apply(audioTracksOf, stream, [])[0];
       wset(micTracks, track, { dest });
-      ObjectDefine(track, 'label', { get: () => MIC_LABEL, configurable: true });
+      ObjectDefine(track, 'label', { __proto__: null, get: () => MIC_LABEL, configurable: true });
       const settings = () => ({ deviceId: MIC_ID, groupId: 'worldprobe', sampleRate: MIC_RATE, sampleSize: 32, channelCount: 1,
         echoCancellation: false, autoGainControl: false, noiseSuppression: false, latency: 0 });
-      ObjectDefine(track, 'getSettings', { value: function getSettings() { return settings(); }, configurable: true, writable: true });
+      ObjectDefine(track, 'getSettings', { __proto__: null, value: function getSettings() { return settings(); }, configurable: true, writable: true });
       put(liveTracks, track);
       return stream;
     }
@@ -526,11 +533,11 @@
         RealPromise.prototype.then.call(apply(gum, G.navigator.mediaDevices, [constraints]),
           (s) => { if (typeof ok === 'function') ok(s); }, (e) => { if (typeof err === 'function') err(e); });
       };
-      try { ObjectDefine(G.Navigator.prototype, name, { value: legacy, writable: true, configurable: true }); } catch (e) { /* left as it was */ }
+      try { ObjectDefine(G.Navigator.prototype, name, { __proto__: null, value: legacy, writable: true, configurable: true }); } catch (e) { /* left as it was */ }
     }
     G.MediaDevices.prototype.enumerateDevices = function enumerateDevices() {
       const d = { deviceId: MIC_ID, kind: 'audioinput', label: MIC_LABEL, groupId: 'worldprobe' };
-      ObjectDefine(d, 'toJSON', { value: function toJSON() { return { deviceId: this.deviceId, kind: this.kind, label: this.label, groupId: this.groupId }; } });
+      ObjectDefine(d, 'toJSON', { __proto__: null, value: function toJSON() { return { deviceId: this.deviceId, kind: this.kind, label: this.label, groupId: this.groupId }; } });
       return RealPromise.resolve([d]);
     };
     G.MediaDevices.prototype.getDisplayMedia = function getDisplayMedia() {
@@ -568,7 +575,7 @@
       return ReflectConstruct(RealAudioContext, [o], new.target);
     };
     ACtx.prototype = RealAudioContext.prototype;
-    ObjectDefine(RealAudioContext.prototype, 'constructor', { value: ACtx, writable: true, configurable: true, enumerable: false });
+    ObjectDefine(RealAudioContext.prototype, 'constructor', { __proto__: null, value: ACtx, writable: true, configurable: true, enumerable: false });
     G.AudioContext = ACtx;
     if (G.webkitAudioContext === RealAudioContext) G.webkitAudioContext = ACtx;
 
@@ -780,7 +787,7 @@
         wset(processorOf, node, rec);
         put(processors, rec);
         apply(realAdd, node, ['audioprocess', (e) => { if (!rec.emulated && spTerms(rec) === null) spDeliver(rec, e); }]);
-        ObjectDefine(node, 'onaudioprocess', { get: () => rec.on, set: (f) => { rec.on = typeof f === 'function' ? f : null; }, configurable: true });
+        ObjectDefine(node, 'onaudioprocess', { __proto__: null, get: () => rec.on, set: (f) => { rec.on = typeof f === 'function' ? f : null; }, configurable: true });
         return node;
       };
       const realRemove = G.EventTarget.prototype.removeEventListener;
@@ -1104,7 +1111,7 @@
     if (!Ctor) return;
     const desc = Object.getOwnPropertyDescriptor(Ctor.prototype, prop);
     if (!desc || !desc.set || !desc.configurable) return;
-    ObjectDefine(Ctor.prototype, prop, {
+    ObjectDefine(Ctor.prototype, prop, { __proto__: null,
       configurable: true, enumerable: desc.enumerable, get: desc.get,
       set: function (v) { if (mayLoad(v, 0)) netCalls++; return apply(desc.set, this, [v]); },
     });
@@ -1183,7 +1190,7 @@
   if (G.HTMLImageElement) {
     const desc = Object.getOwnPropertyDescriptor(G.HTMLImageElement.prototype, 'src');
     if (desc && desc.set) {
-      ObjectDefine(G.HTMLImageElement.prototype, 'src', {
+      ObjectDefine(G.HTMLImageElement.prototype, 'src', { __proto__: null,
         configurable: true, enumerable: desc.enumerable, get: desc.get,
         set: function (v) {
           netCalls++;
@@ -1243,7 +1250,7 @@
   }
   const devtools = new EventTarget();
   devtools.addEventListener('register', (e) => {
-    if (e.detail && e.detail.revision) threeRevision = String(e.detail.revision);
+    if (e.detail && e.detail.revision) threeRevision = apply(StringSlice, RealString(e.detail.revision), [0, 32]);
   });
   devtools.addEventListener('observe', (e) => {
     const o = e.detail;
@@ -1254,7 +1261,7 @@
       put(renderers, o);
       const orig = o.render;
       try {
-        ObjectDefine(o, 'render', {
+        ObjectDefine(o, 'render', { __proto__: null,
           configurable: true, writable: true,
           value: function render(scene, camera) {
             renderCalls++;
@@ -1488,7 +1495,7 @@
     const put = untouched ? (a, v) => { a[a.length] = v; } : putDefined;
     const setKey = untouched
       ? (o, k, v) => { o[k] = v; } // o has no prototype
-      : (o, k, v) => { ObjectDefine(o, k, { value: v, writable: true, enumerable: true, configurable: true }); };
+      : (o, k, v) => { ObjectDefine(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
     const issues = { nonfinite: [], cycles: [], errors: [], truncated: false };
     // What the nested readers change lives in an object of this read:
     // V8's side-effect-free mode refuses writes to an enclosing function's
@@ -1669,7 +1676,10 @@
       if (x > h[0]) h[0] = x; if (y > h[1]) h[1] = y; if (z > h[2]) h[2] = z;
     };
     const boxOf = (l, h) => ({ min: [round6(l[0]), round6(l[1]), round6(l[2])], max: [round6(h[0]), round6(h[1]), round6(h[2])] });
-    let visited = 0;
+    // truncated is a variable, not a read of out.truncated: out inherits
+    // from Object.prototype, where a page may put a getter of that name
+    // (testdata/hostile/proto_getters.html).
+    let visited = 0, truncated = false;
     // visit counts one object and returns whether it is visible; the walk
     // is iterative (a scene nested 100,000 deep cannot overflow the stack)
     // and stops at SCENE_WALK_LIMIT objects or SCENE_WALK_DEPTH levels.
@@ -1716,23 +1726,24 @@
       let top = 0;
       const enter = (o, visible) => {
         if (!o) return;
-        if (visited >= SCENE_WALK_LIMIT) { out.truncated = true; return; }
+        if (visited >= SCENE_WALK_LIMIT) { truncated = true; return; }
         const vis = visit(o, visible);
         const kids = o.children;
         const n = kids ? kids.length : 0;
         if (n > 0) {
-          if (top >= SCENE_WALK_DEPTH) { out.truncated = true; return; }
+          if (top >= SCENE_WALK_DEPTH) { truncated = true; return; }
           frames[top++] = { kids, n, i: 0, vis };
         }
       };
       enter(root, true);
-      while (top > 0 && !out.truncated) {
+      while (top > 0 && !truncated) {
         const f = frames[top - 1];
         if (f.i >= f.n) { delete frames[--top]; continue; }
         enter(f.kids[f.i++], f.vis);
       }
     };
     try { walk(s); } catch (e) { out.error = String(e && e.message || e); }
+    if (truncated) out.truncated = true;
     if (lo[0] <= hi[0]) out.bounds = boxOf(lo, hi);
     if (mlo[0] <= mhi[0]) out.mesh_bounds = boxOf(mlo, mhi);
     const cam = lastCamera;

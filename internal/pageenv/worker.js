@@ -11,7 +11,7 @@
   'use strict';
   const G = globalThis;
   if (Object.prototype.hasOwnProperty.call(G, '__wpWorker')) return;
-  Object.defineProperty(G, '__wpWorker', { value: true });
+  Object.defineProperty(G, '__wpWorker', { __proto__: null, value: true });
   const ReflectApply = Reflect.apply;
   const apply = (fn, self, args) => ReflectApply(fn, self, args);
   const ObjectDefine = Object.defineProperty;

@@ -43,15 +43,46 @@ type State struct {
 	Issues StateIssues `json:"issues"`
 }
 
-// stateReadLimit bounds one read of the state.
+// stateReadLimit bounds one read of the state when the session has no
+// call timeout; otherwise a read is a call like any other: the page's
+// getters, Proxy traps and state function run in it, so it gets the page's
+// deadline (--timeout, doubled when a trial is retried under load).
 const stateReadLimit = 10 * time.Second
+
+// StateReadTimeout is the error of a state read the page did not return
+// from within Limit (a getter, trap or state function that never returns).
+// It wraps ErrUnresponsive.
+type StateReadTimeout struct{ Limit time.Duration }
+
+func (e *StateReadTimeout) Error() string {
+	return fmt.Sprintf("the page did not return from reading its state within %s", e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrUnresponsive) hold.
+func (e *StateReadTimeout) Unwrap() error { return ErrUnresponsive }
+
+// readLimit is how long one read of the state may take.
+func (s *Session) readLimit() time.Duration {
+	if s.cfg.CallTimeout > 0 {
+		return s.cfg.CallTimeout
+	}
+	return stateReadLimit
+}
+
+// stateReadErr names a read the page did not return from.
+func (s *Session) stateReadErr(err error) error {
+	if errors.Is(err, ErrUnresponsive) {
+		return &StateReadTimeout{Limit: s.readLimit()}
+	}
+	return err
+}
 
 // ReadState reads and canonicalises window.__3D_STATE__.
 func (s *Session) ReadState(ctx context.Context) (State, error) {
 	defer s.charge("observe")()
 	var raw string
-	if err := s.eval(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
-		return State{}, err
+	if err := s.eval(ctx, s.readLimit(), fmt.Sprintf("window.__wp.readState(%d)", s.cfg.StateCap), false, &raw); err != nil {
+		return State{}, s.stateReadErr(err)
 	}
 	return decodeState(raw)
 }
@@ -71,11 +102,11 @@ func (s *Session) ReadStateUntouched(ctx context.Context) (st State, untouched b
 	defer s.charge("observe")()
 	var raw string
 	opts := []chromedp.EvaluateOption{func(p *runtime.EvaluateParams) { p.ThrowOnSideEffect = ptrTo(true) }}
-	if err := s.evalWith(ctx, stateReadLimit, fmt.Sprintf("window.__wp.readState(%d, true)", s.cfg.StateCap), opts, &raw); err != nil {
+	if err := s.evalWith(ctx, s.readLimit(), fmt.Sprintf("window.__wp.readState(%d, true)", s.cfg.StateCap), opts, &raw); err != nil {
 		if sideEffect(err) {
 			return State{}, false, nil
 		}
-		return State{}, false, err
+		return State{}, false, s.stateReadErr(err)
 	}
 	var refused struct {
 		Untouchable bool `json:"untouchable"`

@@ -635,7 +635,7 @@ func (s *Session) onEvent(ev any) {
 		s.rec.with(func(l *Log) {
 			l.Dialogs = append(l.Dialogs, Dialog{Type: string(ev.Type), Message: truncate(ev.Message, 500)})
 		})
-		go s.dismissDialog()
+		go s.dismissDialog(ev.Type == page.DialogTypeBeforeunload)
 	case *page.EventFrameAttached:
 		s.frames.Store(ev.FrameID, true)
 	case *page.EventFileChooserOpened:
@@ -699,10 +699,13 @@ func (s *Session) onEvent(ev any) {
 	}
 }
 
-func (s *Session) dismissDialog() {
+// dismissDialog closes a dialog the page opened. A beforeunload dialog is
+// answered "leave": dismissed, it would keep the page, and the reload or
+// restart the harness makes between probes would never load it again.
+func (s *Session) dismissDialog(leave bool) {
 	ctx, cancel := context.WithTimeout(s.page.Context(), 5*time.Second)
 	defer cancel()
-	if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err != nil {
+	if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: leave}); err != nil {
 		s.cfg.Logger.Debug("dismissing a dialog", "err", err)
 	}
 }

@@ -500,3 +500,23 @@ func TestPreludesRunAfterTheRuntimeBeforeThePage(t *testing.T) {
 		require.JSONEq(t, want, string(raw.JSON), "restarted: %v", restart)
 	}
 }
+
+// TestBeforeUnloadDoesNotKeepThePage: a page that asks to stay when left
+// (beforeunload), after a click that lets Chromium show that dialog, is
+// still reloaded and restarted between probes; the dialog is recorded.
+func TestBeforeUnloadDoesNotKeepThePage(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "beforeunload.html"))
+	for i, again := range []func() error{func() error { return s.Reload(ctx) }, func() error { return s.Restart(ctx, 0) }} {
+		_, err := s.Step(ctx, 2, false)
+		require.NoError(t, err)
+		require.NoError(t, s.Click(ctx, target.Target{At: []float64{100, 75}}, 0))
+		require.Equal(t, 1, state(t, s).Clicks)
+		require.NoError(t, again(), "attempt %d", i)
+		require.True(t, s.Loaded(), "attempt %d", i)
+		_, err = s.Step(ctx, 1, false)
+		require.NoError(t, err)
+		require.Equal(t, 0, state(t, s).Clicks, "attempt %d: the page started again", i)
+	}
+	require.Contains(t, s.Log().Dialogs, Dialog{Type: "beforeunload", Message: ""})
+}
