@@ -197,6 +197,34 @@ type solutionCheck struct {
 	err        error // infrastructure
 }
 
+// compareRun takes run i (from 0) of a page that must pass into out: the
+// first run is kept; a later one whose verdicts differ from the first's,
+// or whose state hash does (unlike is what that means, e.g. which files
+// differ), makes the page unstable; a crash or an infrastructure error
+// fails it. It reports whether the check stops at this run.
+func (out *solutionCheck) compareRun(i int, tr *result.Trial, unlike string) (stop bool) {
+	if i == 0 {
+		out.first = tr
+	} else if !reflect.DeepEqual(out.first.Assertions, tr.Assertions) {
+		out.stable = false
+		out.problems = append(out.problems, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
+	} else if tr.StateHash != out.first.StateHash {
+		out.stable = false
+		out.problems = append(out.problems, fmt.Sprintf("run %d %s", i+1, unlike))
+	}
+	switch tr.Outcome {
+	case result.OutcomeCrash:
+		out.ok = false
+		out.problems = append(out.problems, fmt.Sprintf("run %d: crash (%s): %s", i+1, tr.CrashKind, tr.CrashMessage))
+		return true
+	case result.OutcomeInfra:
+		out.ok = false
+		out.problems = append(out.problems, fmt.Sprintf("run %d: not judged: %s", i+1, tr.CrashMessage))
+		return true
+	}
+	return false
+}
+
 // judgeSolution judges a page that must pass: every assertion, ReferenceRuns
 // times, with identical verdicts and state hashes. It stops at the first
 // run that does not pass.
@@ -212,24 +240,8 @@ func judgeSolution(ctx context.Context, j *trial.Runner, t *task.Task, c *contra
 			return out
 		}
 		progress(i+1, ReferenceRuns)
-		if i == 0 {
-			out.first = tr
-		} else if !reflect.DeepEqual(out.first.Assertions, tr.Assertions) {
-			out.stable = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
-		} else if tr.StateHash != out.first.StateHash {
-			out.stable = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d read different states than run 1 (trace %s differs from %s)", i+1,
-				filepath.Join(runDir, trial.TraceFile), filepath.Join(dir, "0", trial.TraceFile)))
-		}
-		switch tr.Outcome {
-		case result.OutcomeCrash:
-			out.ok = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d: crash (%s): %s", i+1, tr.CrashKind, tr.CrashMessage))
-			return out
-		case result.OutcomeInfra:
-			out.ok = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d: not judged: %s", i+1, tr.CrashMessage))
+		if out.compareRun(i, tr, fmt.Sprintf("read different states than run 1 (trace %s differs from %s)",
+			filepath.Join(runDir, trial.TraceFile), filepath.Join(dir, "0", trial.TraceFile))) {
 			return out
 		}
 		for _, a := range tr.Failed() {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/worldprobe/worldprobe/internal/result"
@@ -132,24 +131,8 @@ func judgeWorld(ctx context.Context, j *trial.Runner, t *task.Task, name, page, 
 			return out
 		}
 		progress(i+1, WorldReferenceRuns)
-		if i == 0 {
-			out.first = tr
-		} else if !reflect.DeepEqual(out.first.Assertions, tr.Assertions) {
-			out.stable = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d gave different verdicts than run 1", i+1))
-		} else if tr.StateHash != out.first.StateHash {
-			out.stable = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d saw the world differently than run 1 (%s and %s differ)", i+1,
-				filepath.Join(runDir, worldjudge.JSONFile), filepath.Join(dir, "0", worldjudge.JSONFile)))
-		}
-		switch tr.Outcome {
-		case result.OutcomeCrash:
-			out.ok = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d: crash (%s): %s", i+1, tr.CrashKind, tr.CrashMessage))
-			return out
-		case result.OutcomeInfra:
-			out.ok = false
-			out.problems = append(out.problems, fmt.Sprintf("run %d: not judged: %s", i+1, tr.CrashMessage))
+		if out.compareRun(i, tr, fmt.Sprintf("saw the world differently than run 1 (%s and %s differ)",
+			filepath.Join(runDir, worldjudge.JSONFile), filepath.Join(dir, "0", worldjudge.JSONFile))) {
 			return out
 		}
 		w, problems, err := worldOf(tr, runDir)
