@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"path/filepath"
 	"time"
 
@@ -20,8 +22,9 @@ type queueFlags struct {
 	// DB is a PostgreSQL URL: the trials are enqueued there, and judged
 	// by this process's --jobs workers and any 'worldprobe worker'.
 	DB string
-	// Executor is "pool" (the default) or "river": River on SQLite in the
-	// run folder, with this process's workers.
+	// Executor is "river" (the default: River on SQLite in the run
+	// folder, with this process's workers) or "pool" (the in-process
+	// pool, no queue).
 	Executor  string
 	rescue    rescueFlag
 	artifacts artifactsFlag
@@ -43,7 +46,7 @@ func (f *rescueFlag) check() error {
 
 func (f *queueFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "db", "", "PostgreSQL URL (postgres://…): enqueue the trials there as River jobs, judged by this process's --jobs workers (0: none, only enqueue and wait) and by 'worldprobe worker --db' on any machine sharing the run folder's path; results are kept there too (docs/scale-out.md)")
-	fs.StringVar(&f.Executor, "executor", "pool", "how trials run here: pool (in-process) or river (River jobs in the run folder's queue.db, SQLite, judged by this process); --db implies river")
+	fs.StringVar(&f.Executor, "executor", "river", "how trials run here: river (River jobs in the run folder's queue.db, SQLite, judged by this process's --jobs workers) or pool (an in-process pool, no queue: the same verdicts); --db implies river")
 	f.rescue.register(fs)
 	f.artifacts.register(fs, "copy each judged trial's folder into `WHERE` too (River's workers, or this process's pool), a folder or s3://BUCKET/PREFIX (endpoint and keys from $"+artifactstore.EnvS3Endpoint+", $"+artifactstore.EnvAccessKey+", $"+artifactstore.EnvSecretKey+"), under the run folder's path, for 'serve --artifacts' (docs/scale-out.md)")
 }
@@ -103,6 +106,14 @@ func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runn
 	case f.DB != "":
 		q, err = queue.OpenPostgres(ctx, f.DB, cfg)
 	case f.Executor == "river":
+		// Only this process works these jobs, for a user who waits:
+		// an interrupted run stops its trials at once (they are
+		// judged again on resume) and a failed trial is retried
+		// within half a minute.
+		cfg.StopGrace, cfg.ShortBackoff, cfg.Private = time.Millisecond, true, true
+		// River's own notices (a stop cutting trials short) are this
+		// process's business here; its errors still show.
+		cfg.Logger = slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelError}))
 		if err := run.CreateFolder(out); err != nil {
 			return nil, runtimeErr(err)
 		}
@@ -112,6 +123,9 @@ func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runn
 	}
 	if err != nil {
 		return nil, runtimeErr(err)
+	}
+	if n := q.Rescued(); n > 0 {
+		fmt.Fprintf(io.ErrOut, "%s left marked running by a process that ended (killed?): taken up again\n", plural(n, "trial"))
 	}
 	if err := q.Start(ctx); err != nil {
 		q.Close()

@@ -78,7 +78,8 @@ pages: give it the first-shot folder's MODEL, and the leaderboard has a row for 
 The run folder (--out, default runs/<suite name>) holds config.json, lock.json,
 trials/<trial>/result.json with a screenshot and trace.jsonl (and, for an XR task or
 with --video, video-<probe>.webm of each probe's page, or a contact-sheet PNG without
-ffmpeg), results.db (SQLite),
+ffmpeg), results.db (SQLite), queue.db (River's jobs: each trial is one, judged by
+this process's --jobs workers; --executor pool judges in-process without it),
 report.html (the leaderboard with plots and a models × tasks grid linking to each trial's
 page, trials/<trial>/index.html: its failed assertions against the reference, state-over-time
 plots, videos, screenshot and trace; docs/report.md), and beside it leaderboard.md and leaderboard.json (pass@k, V-Cov with its 95% bootstrap
@@ -283,6 +284,7 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		return err
 	}
 	exec, jobs, chromium := io.executor, o.Jobs, ""
+	executor := "" // how the first line names a queue, when there is one
 	page := report.Page{Title: "worldprobe run: " + filepath.Base(o.Suite)}
 	var runner *trial.Runner
 	if exec == nil {
@@ -331,14 +333,14 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		}
 		if q != nil {
 			defer q.Close()
-			exec = &queue.Executor{Queue: q}
+			exec, executor = &queue.Executor{Queue: q}, o.queueFlags.describe()
 		} else if st, err := o.artifacts.open(ctx, io); err != nil {
 			return err
 		} else if st != nil {
 			exec = &copyingExecutor{inner: &run.Local{Runner: runner, Jobs: jobs}, store: st}
 		}
 	}
-	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, o.queueFlags.describe(), out)
+	fmt.Fprintf(io.ErrOut, "run %s: %d tasks, %d trials, %d jobs%s → %s\n", o.Suite, len(tasks), len(plan), jobs, executor, out)
 	artifacts, err := o.artifacts.open(ctx, io)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/worldprobe/worldprobe/internal/result"
+	"github.com/worldprobe/worldprobe/internal/store"
 )
 
 func tinySuite() string { return filepath.Join("..", "run", "testdata", "suite") }
@@ -133,10 +135,26 @@ func TestKill9LosesNoFinishedTrial(t *testing.T) {
 	before := readTrials(t, out)
 	require.GreaterOrEqual(t, len(before), 2)
 	require.Less(t, len(before), 4, "the run was killed before it finished")
+	// The trials the killed process was judging are still marked running
+	// in its queue (with --jobs 1: the one it was judging, and the last
+	// one finished when River had not yet marked it done).
+	db, err := store.SQLiteDB(filepath.Join(out, "queue.db"))
+	require.NoError(t, err)
+	var running int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&running))
+	db.Close()
+	t.Logf("trials still marked running in the killed run's queue: %d", running)
 
 	res, err := worldprobeCommand(t, args...).CombinedOutput()
 	require.NoError(t, err, string(res))
 	require.Contains(t, string(res), "resuming: "+itoa(len(before))+" finished trials kept")
+	// The resumed run takes it back at once, rather than waiting for
+	// River's rescue (15 minutes).
+	if running > 0 {
+		require.Contains(t, string(res), fmt.Sprintf("%s left marked running by a process that ended (killed?): taken up again\n", plural(running, "trial")))
+	} else {
+		require.NotContains(t, string(res), "left marked running")
+	}
 	after := readTrials(t, out)
 	require.Len(t, after, 4)
 	for name, tr := range before {

@@ -81,11 +81,21 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 	}
 	tick := time.NewTicker(e.Queue.cfg.Poll)
 	defer tick.Stop()
+	// This process's own workers say when they finish a job, so a local
+	// run collects each result at once; the ticker finds the others'.
+	var finished <-chan *river.Event
+	if e.Queue.cfg.Workers > 0 {
+		events, cancel := e.Queue.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
+		defer cancel()
+		finished = events
+	}
 	for len(pending) > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
+		case _, open := <-finished:
+			finished = drainEvents(finished, open)
 		}
 		found, err := results.Find(ctx, slices.Collect(maps.Keys(pending)))
 		if err != nil {
@@ -99,6 +109,20 @@ func (e *Executor) Execute(ctx context.Context, runDir string, specs []trial.Spe
 		}
 		if err := e.givenUp(ctx, pending); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// drainEvents empties the events channel, after one read that found it
+// open or not; it returns nil once the channel is closed (its client
+// stopped: the ticker alone then finds the results).
+func drainEvents(events <-chan *river.Event, open bool) <-chan *river.Event {
+	for open {
+		select {
+		case _, open = <-events:
+		default:
+			return events
 		}
 	}
 	return nil

@@ -51,6 +51,9 @@ const (
 	// rescues count. River waits attempt⁴ seconds (1 s, 16 s, 81 s, …)
 	// before each retry.
 	DefaultMaxAttempts = 5
+
+	// fetchCooldown is the least time between two fetches of a worker.
+	fetchCooldown = 5 * time.Millisecond
 )
 
 // Config configures a [Queue].
@@ -85,6 +88,17 @@ type Config struct {
 	// jobs only, no trial (gen's own workers); Runner is then needed only
 	// for repairs.
 	GenOnly bool
+	// Private says only this process works the (SQLite) queue: a local
+	// run's. OpenSQLite then locks the file against other processes, and
+	// a job it finds running was left by a process that ended mid-trial
+	// (kill -9, a power cut): it is made available again at once rather
+	// than after RescueAfter, and counted in [Queue.Rescued].
+	Private bool
+	// ShortBackoff retries a failed job after attempt² seconds (1, 4, 9,
+	// 16 s: half a minute in all at the default attempts) rather than
+	// River's attempt⁴ (about six minutes): for a local run, whose user
+	// waits for it, where a fault that outlasts that is not passing.
+	ShortBackoff bool
 	// Progress, when set, gets a line when a worker of this process
 	// starts a trial ("judging DIR (job ID, attempt N)") and when it has
 	// saved its result ("judged DIR: OUTCOME").
@@ -98,6 +112,7 @@ type client interface {
 	Stop(ctx context.Context) error
 	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	Subscribe(kinds ...river.EventKind) (<-chan *river.Event, func())
 }
 
 // Queue is a River client over one database and the results store its
@@ -111,6 +126,8 @@ type Queue struct {
 	closers []func()
 	// local: the results go to each run folder's results.db (SQLite).
 	local bool
+	// rescued: see Rescued.
+	rescued int
 
 	mu      sync.Mutex
 	started bool
@@ -125,6 +142,14 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("opening the queue %s: %w", path, err)
 	}
 	q := &Queue{cfg: withDefaults(cfg, 100*time.Millisecond), closers: []func(){func() { db.Close() }}, local: true}
+	if cfg.Private {
+		unlock, err := lockFile(path + ".lock")
+		if err != nil {
+			q.Close()
+			return nil, err
+		}
+		q.closers = append(q.closers, unlock)
+	}
 	q.results = cachedStores(func(ctx context.Context, run string) (store.Store, error) {
 		return store.OpenSQLite(ctx, filepath.Join(run, store.ResultsDB))
 	}, q)
@@ -132,6 +157,12 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Queue, error) {
 	if err := migrate(ctx, driver); err != nil {
 		q.Close()
 		return nil, fmt.Errorf("creating River's tables in %s: %w", path, err)
+	}
+	if cfg.Private {
+		if q.rescued, err = rescueOrphans(ctx, driver.GetExecutor()); err != nil {
+			q.Close()
+			return nil, fmt.Errorf("%s: making the trials of a process that ended available again: %w", path, err)
+		}
 	}
 	if q.calls, err = newSQLiteCalls(ctx, db); err != nil {
 		q.Close()
@@ -233,11 +264,17 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 		JobTimeout:           q.cfg.RescueAfter,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		SoftStopTimeout:      q.cfg.StopGrace,
-		FetchCooldown:        min(q.cfg.Poll, river.FetchCooldownDefault),
-		FetchPollInterval:    q.cfg.Poll,
+		// A trial lasts seconds, so fetching again as soon as a worker
+		// frees (River's default waits up to 100 ms, to batch floods of
+		// tiny jobs) costs one query per trial and saves that wait.
+		FetchCooldown:     min(q.cfg.Poll, fetchCooldown),
+		FetchPollInterval: q.cfg.Poll,
 		// Finished jobs are kept a week: the results are the record,
 		// the jobs say who ran what and how often.
 		CompletedJobRetentionPeriod: 7 * 24 * time.Hour,
+	}
+	if q.cfg.ShortBackoff {
+		cfg.RetryPolicy = squareBackoff{}
 	}
 	if q.cfg.Workers > 0 {
 		workers := river.NewWorkers()
@@ -379,3 +416,13 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 // unfinished are the states of a job that will still run.
 var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+// squareBackoff is a River retry policy waiting attempt² seconds before
+// each retry.
+type squareBackoff struct{}
+
+// NextRetry implements river.ClientRetryPolicy.
+func (squareBackoff) NextRetry(job *rivertype.JobRow) time.Time {
+	n := time.Duration(max(job.Attempt, 1))
+	return time.Now().Add(n * n * time.Second)
+}

@@ -297,3 +297,20 @@ func TestStoppedWorkerReleasesItsTrial(t *testing.T) {
 type writerFunc func([]byte)
 
 func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
+
+// TestPrivateQueueIsLocked: a private queue (a local run's) is this
+// process's alone while open; closed, it can be opened again.
+func TestPrivateQueueIsLocked(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "queue.db")
+	a, err := OpenSQLite(ctx, path, Config{Private: true})
+	require.NoError(t, err)
+	_, err = OpenSQLite(ctx, path, Config{Private: true})
+	require.ErrorIs(t, err, ErrQueueInUse)
+	require.ErrorContains(t, err, path+".lock is locked: another worldprobe process is using this queue")
+	require.NoError(t, a.Close())
+	b, err := OpenSQLite(ctx, path, Config{Private: true})
+	require.NoError(t, err)
+	require.Equal(t, 0, b.Rescued())
+	require.NoError(t, b.Close())
+}
