@@ -23,7 +23,7 @@ const panelDoc = "`text` joins, with newlines, the text of every object of the s
 	"no text: their pixels are text only a model can read (a `look`). `visible` is `o` and every ancestor `visible`; the " +
 	"**samples** are the centre and the eight corners, drawn 10% in towards the centre, of each oriented box of the subtree's " +
 	"geometry (as `contact` builds them), or `o`'s origin when it has none (an HTML label); `in_view` is some sample inside the view frustum of an eye (while a three.js " +
-	"renderer presents an XR session; the camera of the last draw otherwise); a sample in view is **hidden** when the segment " +
+	"renderer presents an XR session; otherwise the camera of the frame's last draw whose scene contains `o`, else the last camera drawn with); a sample in view is **hidden** when the segment " +
 	"from the eye to it crosses a triangle of another mesh of the scene that is visible with its ancestors and opaque (its " +
 	"material neither `transparent` with `opacity` below 1 nor `visible: false`; InstancedMeshes and skinned poses are not " +
 	"tested) before it; `occluded` is every sample in view hidden (`null`, with `occlusion_error`, when the scene has more " +

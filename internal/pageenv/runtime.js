@@ -2387,6 +2387,16 @@
     return { texts, unread };
   }
   // panelInfo describes the UI under the object ref names (contract.Panels).
+  // drewIt is the camera that last drew a scene holding o this frame (as
+  // projectObject takes it: XR Blocks' simulator draws its own pass after
+  // the app's, with an orthographic camera at the origin), else the last
+  // camera, as a list of eyes; null when no camera drew.
+  function drewIt(o) {
+    try {
+      for (let i = draws.length - 1; i >= 0; i--) if (contains(draws[i].scene, o)) return [draws[i].camera];
+    } catch (e) { /* a hostile scene: the last camera */ }
+    return lastCamera ? [lastCamera] : null;
+  }
   function panelInfo(ref) {
     const r = resolveRef(ref);
     if (!r.o) return JSONStringify({ error: r.error });
@@ -2397,7 +2407,7 @@
     let text = '';
     for (let i = 0; i < texts.length; i++) text += (i > 0 ? '\n' : '') + texts[i].text;
     const out = { text, texts, unread, visible, in_view: false, occluded: false, samples: 0, hidden: 0 };
-    const eyes = xrEyes() || (lastCamera ? [lastCamera] : null);
+    const eyes = xrEyes() || drewIt(root);
     if (!eyes) return JSONStringify({ error: 'no camera has drawn the scene' });
     // The samples: each solid's centre and its corners drawn 10% in.
     const pts = [];

@@ -24,6 +24,35 @@
   // therefore given the vendored lit (esm.sh's layout, which the resolver
   // serves whole) before the parser reads it.
   const LIT = { lit: 'https://esm.sh/lit@3.3.3', 'lit/': 'https://esm.sh/lit@3.3.3/' };
+  // XR Blocks' UI (UICard, UIText, UIButton) loads its UIKit backend on the
+  // first card; that backend imports @pmndrs/uikit, whose ES modules import
+  // the bare specifiers below (and three/src/, three/examples/jsm/). A map
+  // that leaves one out fails that import the same way, and no card is
+  // drawn. Each one the app's map does not name is added, at the version
+  // vendored in web/package.json, as a file on jsDelivr's npm layout (raw
+  // files: every bare import of theirs goes through this same map, so one
+  // three and one @preact/signals-core). What the app maps is kept.
+  const NPM = 'https://cdn.jsdelivr.net/npm/';
+  const UI = {
+    '@pmndrs/uikit': NPM + '@pmndrs/uikit@1.0.76/dist/index.js',
+    '@pmndrs/uikit-pub-sub': NPM + '@pmndrs/uikit-pub-sub@1.0.76/dist/index.js',
+    '@pmndrs/msdfonts': NPM + '@pmndrs/msdfonts@1.0.76/dist/index.js',
+    '@pmndrs/msdfonts/inter': NPM + '@pmndrs/msdfonts@1.0.76/dist/inter.js',
+    '@preact/signals-core': NPM + '@preact/signals-core@1.14.5/dist/signals-core.mjs',
+    'yoga-layout': NPM + 'yoga-layout@3.2.1/dist/src/index.js',
+    'yoga-layout/load': NPM + 'yoga-layout@3.2.1/dist/src/load.js',
+    zod: NPM + 'zod@4.6.7/index.js',
+    '@zappar/msdf-generator': NPM + '@zappar/msdf-generator@1.2.4/dist/index.js',
+    comlink: NPM + 'comlink@4.4.2/dist/esm/comlink.mjs',
+  };
+  // three/ is the folder of the app's own three when its map gives the
+  // build file (…/build/three.module.js), else the three XR Blocks 0.21.1
+  // is built for.
+  const threeRoot = (m) => {
+    const t = typeof m.three === 'string' ? m.three : '';
+    const i = t.lastIndexOf('/build/three.module');
+    return i > 0 ? t.slice(0, i + 1) : NPM + 'three@0.184.0/';
+  };
   try {
     const mo = new MutationObserver((records) => {
       for (const r of records) {
@@ -32,7 +61,10 @@
           try {
             const m = JSON.parse(n.textContent);
             if (!m || typeof m !== 'object') continue;
-            m.imports = Object.assign({}, m.imports || {}, LIT);
+            const imports = Object.assign({}, m.imports || {}, LIT);
+            for (const k of Object.keys(UI)) if (!(k in imports)) imports[k] = UI[k];
+            if (!('three/' in imports)) imports['three/'] = threeRoot(imports);
+            m.imports = imports;
             n.textContent = JSON.stringify(m);
           } catch (e) { /* a broken map fails as the page wrote it */ }
         }
