@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/spf13/pflag"
@@ -81,6 +82,8 @@ func runGenQueued(ctx context.Context, io IO, o *GenOptions, mode repair.Mode, t
 		q, err = queue.OpenPostgres(ctx, f.DB, cfg)
 	} else {
 		where = filepath.Join(o.Out, "queue.db")
+		// This process's own queue, as a local run's (queueFlags.open).
+		cfg.StopGrace, cfg.ShortBackoff, cfg.Private = time.Millisecond, true, true
 		if err = os.MkdirAll(o.Out, 0o755); err == nil {
 			q, err = queue.OpenSQLite(ctx, where, cfg)
 		}

@@ -34,7 +34,7 @@ type queueFlags struct {
 type rescueFlag struct{ RescueAfter time.Duration }
 
 func (f *rescueFlag) register(fs *pflag.FlagSet) {
-	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River: how long a trial may run before its worker is deemed dead (killed, its machine gone) and the trial is judged elsewhere; also each trial's time limit (past it the trial is cancelled and retried): keep it above the longest trial")
+	fs.DurationVar(&f.RescueAfter, "rescue-after", queue.DefaultRescueAfter, "with River on PostgreSQL (--db): how long a trial may run before its worker is deemed dead (killed, its machine gone) and the trial is judged elsewhere; also each trial's time limit (past it the trial is cancelled and retried): keep it above the longest trial. A local run's own queue needs none: it takes back a killed run's trials when resumed")
 }
 
 func (f *rescueFlag) check() error {

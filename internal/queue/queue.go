@@ -92,7 +92,8 @@ type Config struct {
 	// run's. OpenSQLite then locks the file against other processes, and
 	// a job it finds running was left by a process that ended mid-trial
 	// (kill -9, a power cut): it is made available again at once rather
-	// than after RescueAfter, and counted in [Queue.Rescued].
+	// than after RescueAfter, and counted in [Queue.Rescued]. Its jobs
+	// have no time limit (RescueAfter does not apply).
 	Private bool
 	// ShortBackoff retries a failed job after attempt² seconds (1, 4, 9,
 	// 16 s: half a minute in all at the default attempts) rather than
@@ -275,6 +276,14 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 	}
 	if q.cfg.ShortBackoff {
 		cfg.RetryPolicy = squareBackoff{}
+	}
+	if q.cfg.Private {
+		// No other process can take a job over, and a job left by a
+		// process that ended is taken up as the queue opens: no rescue,
+		// so no time limit either (as in the pool, a trial's own
+		// deadlines bound it). A trial slowed past RescueAfter by a
+		// loaded machine is not cut short and judged again.
+		cfg.JobTimeout = -1
 	}
 	if q.cfg.Workers > 0 {
 		workers := river.NewWorkers()
