@@ -1,0 +1,118 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// names lists the name of each body, text or object a page call returned.
+func names[T any](list []T, name func(T) string) []string {
+	out := []string{}
+	for _, v := range list {
+		out = append(out, name(v))
+	}
+	return out
+}
+
+// bodyNames lists the names of the bodies Bodies returned.
+func bodyNames(bodies []any) []string {
+	return names(bodies, func(b any) string { return b.(map[string]any)["name"].(string) })
+}
+
+// textObjects lists the object each of a panel's texts came from.
+func textObjects(p map[string]any) []string {
+	return names(p["texts"].([]any), func(t any) string { return t.(map[string]any)["object"].(string) })
+}
+
+// TestSceneWalkBounds: the bounds of the runtime's scene walks (object's
+// bbox, tagged, contact's bodies and solids, panel's texts, samples and
+// occluders) on testdata/walkbounds.html, exactly: a walk keeps at most
+// 200,000 objects on its stack (a parent's first children are the ones
+// left out) and visits at most 200,000; each gathers at most 1,000 tagged
+// objects, 10,000 bodies, 100,000 solids or 10,000 texts; children that
+// claim to number 2**31 end there too. Then the same with getters on
+// Object.prototype named like the fields a walk could read from its own
+// objects: nothing changes.
+func TestSceneWalkBounds(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "walkbounds.html"))
+	_, err := s.Step(ctx, 1, true)
+	require.NoError(t, err)
+
+	check := func(t *testing.T) {
+		// big: c0 (left off the stack) and c200000 (past 200,000
+		// visits) are not walked; c1 and c199999 are.
+		tagged, err := s.Tagged(ctx, "edge", "")
+		require.NoError(t, err)
+		require.Equal(t, []string{"c1", "c199999"}, names(tagged, func(o ObjectInfo) string { return o.Name }))
+		o, err := s.Object(ctx, "big")
+		require.NoError(t, err)
+		require.Equal(t, &Bounds{Min: []float64{0.5, -0.5, -5}, Max: []float64{2.5, 0.5, -5}}, o.BBox)
+		bodies, err := s.Bodies(ctx, ObjectRef{Name: "c1"}, true)
+		require.NoError(t, err)
+		require.Equal(t, []string{"c1", "c199999"}, bodyNames(bodies))
+		bodies, err = s.Bodies(ctx, ObjectRef{Name: "big"}, false)
+		require.NoError(t, err)
+		require.Equal(t, []any{
+			[]any{0.5, -0.5, -5.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0},
+			[]any{1.5, -0.5, -5.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0},
+		}, bodies[0].(map[string]any)["solids"])
+		p, err := s.Panel(ctx, ObjectRef{Name: "big"})
+		require.NoError(t, err)
+		require.Equal(t, "one\nlast", p["text"])
+		require.Equal(t, []string{"c1", "c199999"}, textObjects(p))
+		require.Equal(t, 18.0, p["samples"], "9 samples of each of the two walked squares")
+
+		// many: each walk's own cap.
+		tagged, err = s.Tagged(ctx, "many", "")
+		require.NoError(t, err)
+		require.Len(t, tagged, 1000)
+		require.Equal(t, "m999", tagged[999].Name)
+		bodies, err = s.Bodies(ctx, ObjectRef{Name: "m0"}, true)
+		require.NoError(t, err)
+		require.Len(t, bodies, 10000)
+		require.Equal(t, "m9999", bodyNames(bodies)[9999])
+		bodies, err = s.Bodies(ctx, ObjectRef{Name: "many"}, false)
+		require.NoError(t, err)
+		solids := bodies[0].(map[string]any)["solids"].([]any)
+		require.Len(t, solids, 100000)
+		require.Equal(t, 98.5, solids[99999].([]any)[0], "m99999, at x = 99")
+		p, err = s.Panel(ctx, ObjectRef{Name: "many"})
+		require.NoError(t, err)
+		objects := textObjects(p)
+		require.Len(t, objects, 10000)
+		require.Equal(t, "m9999", objects[9999])
+
+		// liar: 2**31 children, each the same mesh.
+		tagged, err = s.Tagged(ctx, "echo", "")
+		require.NoError(t, err)
+		require.Len(t, tagged, 1000)
+		o, err = s.Object(ctx, "liar")
+		require.NoError(t, err)
+		require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -5}, Max: []float64{0.5, 0.5, -5}}, o.BBox)
+	}
+	t.Run("bounds", check)
+
+	// room: the walls are not walked, so nothing hides the screen; the
+	// second wall moved to child 199999 hides it.
+	p, err := s.Panel(ctx, ObjectRef{Name: "screen"})
+	require.NoError(t, err)
+	require.Equal(t, []any{9.0, 0.0, false}, []any{p["samples"], p["hidden"], p["occluded"]})
+	require.Equal(t, "hello", p["text"])
+
+	var forged []string
+	require.NoError(t, s.Eval(ctx, 0, `['truncated', 'visited', 'seen', 'enough', 'more', 'limit', 'depth', 'skip', 'stop', 'done', 'state', 'result', 'bounds', 'opts']
+		.map((p) => { Object.defineProperty(Object.prototype, p, { get() { return 'forged'; }, set(v) {}, configurable: true }); return p; })`, &forged))
+	require.Len(t, forged, 14)
+	t.Run("forged prototype", check)
+
+	var moved bool
+	require.NoError(t, s.Eval(ctx, 0, `window.moveWall()`, &moved))
+	require.True(t, moved)
+	p, err = s.Panel(ctx, ObjectRef{Name: "screen"})
+	require.NoError(t, err)
+	require.Equal(t, []any{9.0, 9.0, true}, []any{p["samples"], p["hidden"], p["occluded"]})
+}
