@@ -2,8 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -69,27 +72,27 @@ func TestSceneWalkBounds(t *testing.T) {
 		// many: each walk's own cap.
 		tagged, err = s.Tagged(ctx, "many", "")
 		require.NoError(t, err)
-		require.Len(t, tagged, 1000)
+		require.Equal(t, 1000, len(tagged))
 		require.Equal(t, "m999", tagged[999].Name)
 		bodies, err = s.Bodies(ctx, ObjectRef{Name: "m0"}, true)
 		require.NoError(t, err)
-		require.Len(t, bodies, 10000)
+		require.Equal(t, 10000, len(bodies))
 		require.Equal(t, "m9999", bodyNames(bodies)[9999])
 		bodies, err = s.Bodies(ctx, ObjectRef{Name: "many"}, false)
 		require.NoError(t, err)
 		solids := bodies[0].(map[string]any)["solids"].([]any)
-		require.Len(t, solids, 100000)
+		require.Equal(t, 100000, len(solids))
 		require.Equal(t, 98.5, solids[99999].([]any)[0], "m99999, at x = 99")
 		p, err = s.Panel(ctx, ObjectRef{Name: "many"})
 		require.NoError(t, err)
 		objects := textObjects(p)
-		require.Len(t, objects, 10000)
+		require.Equal(t, 10000, len(objects))
 		require.Equal(t, "m9999", objects[9999])
 
 		// liar: 2**31 children, each the same mesh.
 		tagged, err = s.Tagged(ctx, "echo", "")
 		require.NoError(t, err)
-		require.Len(t, tagged, 1000)
+		require.Equal(t, 1000, len(tagged))
 		o, err = s.Object(ctx, "liar")
 		require.NoError(t, err)
 		require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -5}, Max: []float64{0.5, 0.5, -5}}, o.BBox)
@@ -115,4 +118,56 @@ func TestSceneWalkBounds(t *testing.T) {
 	p, err = s.Panel(ctx, ObjectRef{Name: "screen"})
 	require.NoError(t, err)
 	require.Equal(t, []any{9.0, 9.0, true}, []any{p["samples"], p["hidden"], p["occluded"]})
+}
+
+// BenchmarkSceneWalks times the page calls that walk the scene, one page
+// call an op, on testdata/bigscene.html (three.js, 20,001 meshes):
+// object's bbox (the 20,000 boxes' group), tagged (a role no object has:
+// the whole scene walked), the group's 20,000 solids, one box's body with
+// the 199 other named boxes and the probe, and a panel in front of the
+// boxes (its texts, its solids, then 20,000 occluders tested for each of
+// its 9 samples).
+func BenchmarkSceneWalks(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
+	require.NoError(b, err)
+	b.Cleanup(s.Close)
+	_, err = s.Step(ctx, 1, true)
+	require.NoError(b, err)
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"bbox", func() error {
+			o, err := s.Object(ctx, "grid")
+			if err == nil && o.BBox == nil {
+				err = errors.New("no bbox")
+			}
+			return err
+		}},
+		{"tagged", func() error { _, err := s.Tagged(ctx, "nothing", ""); return err }},
+		{"solids", func() error { _, err := s.Bodies(ctx, ObjectRef{Name: "grid"}, false); return err }},
+		{"bodies", func() error {
+			bodies, err := s.Bodies(ctx, ObjectRef{Name: "b0"}, true)
+			if err == nil && len(bodies) != 201 {
+				err = fmt.Errorf("%d bodies, want 201 (b0, the 199 other named boxes, the probe)", len(bodies))
+			}
+			return err
+		}},
+		{"panel", func() error {
+			p, err := s.Panel(ctx, ObjectRef{Name: "probe"})
+			if err == nil && (p["text"] != "probe" || p["samples"] != 9.0 || p["hidden"] != 0.0) {
+				err = fmt.Errorf("panel %v", p)
+			}
+			return err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := c.call(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
