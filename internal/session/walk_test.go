@@ -171,3 +171,40 @@ func BenchmarkSceneWalks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSceneWalksInPage makes the calls of BenchmarkSceneWalks ten
+// times in one evaluation (an op is the ten), so the DevTools round trip
+// and the decoding of the result in Go count once, not ten times; empty
+// is an evaluation that calls nothing.
+func BenchmarkSceneWalksInPage(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
+	require.NoError(b, err)
+	b.Cleanup(s.Close)
+	_, err = s.Step(ctx, 1, true)
+	require.NoError(b, err)
+	for _, c := range []struct{ name, call string }{
+		{"empty", ""},
+		{"bbox", `objectInfo("grid")`},
+		{"tagged", `taggedInfo("nothing", "")`},
+		{"solids", `bodiesInfo({name: "grid"}, false)`},
+		{"bodies", `bodiesInfo({name: "b0"}, true)`},
+		{"panel", `panelInfo({name: "probe"})`},
+	} {
+		expr := `(() => { let n = 0; for (let i = 0; i < 10; i++) n += 1; return n; })()`
+		if c.call != "" {
+			expr = `(() => { let n = 0; for (let i = 0; i < 10; i++) n += window.__wp.` + c.call + `.length; return n; })()`
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var n int
+				if err := s.Eval(ctx, time.Minute, expr, &n); err != nil {
+					b.Fatal(err)
+				}
+				if n < 10 {
+					b.Fatalf("%s: %d characters in ten results", c.call, n)
+				}
+			}
+		})
+	}
+}
