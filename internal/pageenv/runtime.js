@@ -1659,6 +1659,7 @@
   // children.length = 2**31 cannot keep the harness walking.
   const SCENE_WALK_LIMIT = 200000;
   const SCENE_WALK_DEPTH = 4096;
+  const SCENE_WALK_READS = 2 * SCENE_WALK_LIMIT;
   // walkScene is the bounded walk of a page's scene graph behind object()'s
   // box, tagged(), contact()'s bodies and panel()'s texts, samples and
   // occluders (worldBox, taggedIn, solidsOf, bodiesInfo, panelTexts,
@@ -1672,6 +1673,12 @@
   //   so when the stack is full a parent's first children are the ones
   //   left out (children that claim to number 2**31, each the same object,
   //   cost one stack's worth: testdata/hostile/fake_scene.html);
+  // - at most SCENE_WALK_READS children entries are read in all: children
+  //   that claim to number 2**31 but hold nothing (a Proxy, {length}) would
+  //   otherwise be read 2**31 times, a trap call each, and keep the page
+  //   and the harness's call busy for minutes. A scene whose children are
+  //   all objects never reaches it (each entry read is pushed, and at most
+  //   SCENE_WALK_LIMIT are visited and SCENE_WALK_LIMIT left on the stack);
   // - an object's visit and the read of its children are in one try: a
   //   getter that throws (in visit or on children, its length or an
   //   entry) loses that object's descendants, not the walk; children
@@ -1686,7 +1693,7 @@
   // cap on what it gathers). The result says how many objects were
   // visited and whether the bounds above cut the walk short (truncated:
   // objects left unvisited on the stack, or children left unread because
-  // the stack was full); none of the six callers reports it (their
+  // the stack was full or the reads ran out); none of the six callers reports it (their
   // results have no such field).
   // The scene summary (sceneSummary) and object() by name (findObject)
   // keep walks of their own with other bounds: the summary's stops at
@@ -1696,7 +1703,7 @@
   // objects) as they are.
   function walkScene(root, visit, opts) {
     const enough = opts && apply(HasOwn, opts, ['enough']) ? opts.enough : null;
-    let visited = 0, truncated = false;
+    let visited = 0, truncated = false, reads = 0;
     const stack = [root];
     while (stack.length > 0 && visited < SCENE_WALK_LIMIT && !(enough !== null && enough())) {
       const o = stack[stack.length - 1];
@@ -1707,7 +1714,7 @@
         const k = o.children;
         if (k) {
           let i = k.length - 1;
-          for (; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
+          for (; i >= 0 && stack.length < SCENE_WALK_LIMIT && reads < SCENE_WALK_READS; i--, reads++) if (k[i]) put(stack, k[i]);
           if (i >= 0) truncated = true;
         }
       } catch (err) { /* a hostile object: its descendants are unknown */ }

@@ -36,7 +36,8 @@ func textObjects(p map[string]any) []string {
 // 200,000 objects on its stack (a parent's first children are the ones
 // left out) and visits at most 200,000; each gathers at most 1,000 tagged
 // objects, 10,000 bodies, 100,000 solids or 10,000 texts; children that
-// claim to number 2**31 end there too. Then the same with getters on
+// claim to number 2**31 end there too, those that hold nothing after
+// 400,000 entries read. Then the same with getters on
 // Object.prototype named like the fields a walk could read from its own
 // objects: nothing changes.
 func TestSceneWalkBounds(t *testing.T) {
@@ -96,6 +97,22 @@ func TestSceneWalkBounds(t *testing.T) {
 		o, err = s.Object(ctx, "liar")
 		require.NoError(t, err)
 		require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -5}, Max: []float64{0.5, 0.5, -5}}, o.BBox)
+
+		// hollow: 2**31 children, all empty but the last (tip): each
+		// walk reads 400,000 of them and returns.
+		tagged, err = s.Tagged(ctx, "hollow", "")
+		require.NoError(t, err)
+		require.Equal(t, []string{"tip"}, names(tagged, func(o ObjectInfo) string { return o.Name }))
+		o, err = s.Object(ctx, "hollow")
+		require.NoError(t, err)
+		require.Equal(t, &Bounds{Min: []float64{6.5, -0.5, -5}, Max: []float64{7.5, 0.5, -5}}, o.BBox)
+		bodies, err = s.Bodies(ctx, ObjectRef{Tag: true, Role: "hollow"}, true)
+		require.NoError(t, err)
+		require.Equal(t, []string{"tip"}, bodyNames(bodies))
+		p, err = s.Panel(ctx, ObjectRef{Name: "hollow"})
+		require.NoError(t, err)
+		require.Equal(t, "tip text", p["text"])
+		require.Equal(t, false, p["in_view"], "tip is right of the 90° view")
 	}
 	t.Run("bounds", check)
 
