@@ -1681,20 +1681,20 @@
   //   SCENE_WALK_LIMIT are visited and SCENE_WALK_LIMIT left on the stack);
   // - an object's visit and the read of its children are in one try: a
   //   getter that throws (in visit or on children, its length or an
-  //   entry) loses that object's descendants, not the walk; children
-  //   that are not objects (null, 0) are skipped;
+  //   entry) loses that object's descendants, not the walk; falsy
+  //   entries (null, undefined, 0) are skipped;
   // - the walk is iterative, so a scene nested 100,000 deep cannot
-  //   overflow the JavaScript stack; it keeps nothing of its own on an
-  //   object that inherits from Object.prototype (where a page may put
-  //   getters: testdata/hostile/proto_getters.html): opts and the result
-  //   are read by own property only.
+  //   overflow the JavaScript stack; it reads no field of its own objects
+  //   that may be missing, so getters a page puts on Object.prototype
+  //   (testdata/hostile/proto_getters.html) change nothing: opts is read
+  //   by own property, the result has no prototype.
   // opts (optional, a prototype-less object): enough, a function checked
   // before each object, ends the walk when it returns true (a caller's own
   // cap on what it gathers). The result says how many objects were
   // visited and whether the bounds above cut the walk short (truncated:
   // objects left unvisited on the stack, or children left unread because
-  // the stack was full or the reads ran out); none of the six callers reports it (their
-  // results have no such field).
+  // the stack was full or the reads ran out); none of the six callers
+  // reports it (their results have no such field).
   // The scene summary (sceneSummary) and object() by name (findObject)
   // keep walks of their own with other bounds: the summary's stops at
   // SCENE_WALK_DEPTH levels and passes visibility down, findObject's stops
