@@ -98,6 +98,15 @@ func TestSceneWalkBounds(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -5}, Max: []float64{0.5, 0.5, -5}}, o.BBox)
 
+		// thorny: a getter that throws loses that object's subtree, not
+		// the walk.
+		tagged, err = s.Tagged(ctx, "thorn", "")
+		require.NoError(t, err)
+		require.Equal(t, []string{"thornA", "thornB", "thornD"}, names(tagged, func(o ObjectInfo) string { return o.Name }))
+		o, err = s.Object(ctx, "thorny")
+		require.NoError(t, err)
+		require.Equal(t, &Bounds{Min: []float64{-0.5, -0.5, -5}, Max: []float64{1.5, 0.5, -5}}, o.BBox, "thornA and thornB; thornC's geometry throws, and thornD is lost with it")
+
 		// hollow: 2**31 children, all empty but the last (tip): each
 		// walk reads 400,000 of them and returns.
 		tagged, err = s.Tagged(ctx, "hollow", "")
