@@ -37,7 +37,8 @@ func textObjects(p map[string]any) []string {
 // left out) and visits at most 200,000; each gathers at most 1,000 tagged
 // objects, 10,000 bodies, 100,000 solids or 10,000 texts; children that
 // claim to number 2**31 end there too, those that hold nothing after
-// 400,000 entries read. Then the same with getters on
+// 400,000 entries read; a getter that throws loses its object's subtree,
+// not the walk. Then the same with getters on
 // Object.prototype named like the fields a walk could read from its own
 // objects: nothing changes.
 func TestSceneWalkBounds(t *testing.T) {
