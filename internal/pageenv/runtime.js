@@ -1659,6 +1659,69 @@
   // children.length = 2**31 cannot keep the harness walking.
   const SCENE_WALK_LIMIT = 200000;
   const SCENE_WALK_DEPTH = 4096;
+  const SCENE_WALK_READS = 2 * SCENE_WALK_LIMIT;
+  // walkScene is the bounded walk of a page's scene graph behind object()'s
+  // box, tagged(), contact()'s bodies and panel()'s texts, samples and
+  // occluders (worldBox, taggedIn, solidsOf, bodiesInfo, panelTexts,
+  // occluders). It visits root and its descendants depth first, in
+  // scene-graph order (an object, then each child's subtree in turn),
+  // calling visit(o) once for each: visit returns false to leave o's
+  // descendants out (a hidden subtree), anything else to walk them.
+  // Bounds and guards against a hostile scene, all here:
+  // - at most SCENE_WALK_LIMIT objects are visited, and at most
+  //   SCENE_WALK_LIMIT wait on the stack: children are pushed last first,
+  //   so when the stack is full a parent's first children are the ones
+  //   left out (children that claim to number 2**31, each the same object,
+  //   cost one stack's worth: testdata/hostile/fake_scene.html);
+  // - at most SCENE_WALK_READS children entries are read in all: children
+  //   that claim to number 2**31 but hold nothing (a Proxy, {length}) would
+  //   otherwise be read 2**31 times, a trap call each, and keep the page
+  //   and the harness's call busy for minutes. A scene whose children are
+  //   all objects never reaches it (each entry read is pushed, and at most
+  //   SCENE_WALK_LIMIT are visited and SCENE_WALK_LIMIT left on the stack);
+  // - an object's visit and the read of its children are in one try: a
+  //   getter that throws (in visit or on children, its length or an
+  //   entry) loses that object's descendants, not the walk; falsy
+  //   entries (null, undefined, 0) are skipped;
+  // - the walk is iterative, so a scene nested 100,000 deep cannot
+  //   overflow the JavaScript stack; it reads no field of its own objects
+  //   that may be missing, so getters a page puts on Object.prototype
+  //   (testdata/hostile/proto_getters.html) change nothing: opts is read
+  //   by own property, the result has no prototype.
+  // opts (optional, a prototype-less object): enough, a function checked
+  // before each object, ends the walk when it returns true (a caller's own
+  // cap on what it gathers). The result says how many objects were
+  // visited and whether the bounds above cut the walk short (truncated:
+  // objects left unvisited on the stack, or children left unread because
+  // the stack was full or the reads ran out); none of the six callers
+  // reports it (their results have no such field).
+  // The scene summary (sceneSummary) and object() by name (findObject)
+  // keep walks of their own with other bounds: the summary's stops at
+  // SCENE_WALK_DEPTH levels and passes visibility down, findObject's stops
+  // at the first match; their truncation points are documented
+  // (docs/runtime.md, docs/schemas.md) and tested (fake_scene.html: 4,097
+  // objects) as they are.
+  function walkScene(root, visit, opts) {
+    const enough = opts && apply(HasOwn, opts, ['enough']) ? opts.enough : null;
+    let visited = 0, truncated = false, reads = 0;
+    const stack = [root];
+    while (stack.length > 0 && visited < SCENE_WALK_LIMIT && !(enough !== null && enough())) {
+      const o = stack[stack.length - 1];
+      stack.length--;
+      visited++;
+      try {
+        if (visit(o) === false) continue;
+        const k = o.children;
+        if (k) {
+          let i = k.length - 1;
+          for (; i >= 0 && stack.length < SCENE_WALK_LIMIT && reads < SCENE_WALK_READS; i--, reads++) if (k[i]) put(stack, k[i]);
+          if (i >= 0) truncated = true;
+        }
+      } catch (err) { /* a hostile object: its descendants are unknown */ }
+    }
+    if (stack.length > 0 && visited >= SCENE_WALK_LIMIT) truncated = true;
+    return { __proto__: null, visited, truncated };
+  }
   function sceneSummary() {
     const s = lastScene || scenes[scenes.length - 1] || null;
     const out = {
@@ -2010,31 +2073,23 @@
   }
   function worldBox(root) {
     const b = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
-    let seen = 0;
-    const stack = [root];
-    while (stack.length > 0 && seen < SCENE_WALK_LIMIT) {
-      const o = stack[stack.length - 1];
-      stack.length--;
-      seen++;
-      try {
-        const geo = o.geometry;
-        if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
-          const g = geoBox(geo);
-          const e = o.matrixWorld.elements;
-          if (g) for (let c = 0; c < 8; c++) {
-            const x = c & 1 ? g.max.x : g.min.x, y = c & 2 ? g.max.y : g.min.y, z = c & 4 ? g.max.z : g.min.z;
-            if (!NumberIsFinite(x + y + z)) continue;
-            const wx = e[0] * x + e[4] * y + e[8] * z + e[12];
-            const wy = e[1] * x + e[5] * y + e[9] * z + e[13];
-            const wz = e[2] * x + e[6] * y + e[10] * z + e[14];
-            if (wx < b[0]) b[0] = wx; if (wy < b[1]) b[1] = wy; if (wz < b[2]) b[2] = wz;
-            if (wx > b[3]) b[3] = wx; if (wy > b[4]) b[4] = wy; if (wz > b[5]) b[5] = wz;
-          }
+    // A hostile object's part of the box is unknown (walkScene).
+    walkScene(root, (o) => {
+      const geo = o.geometry;
+      if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
+        const g = geoBox(geo);
+        const e = o.matrixWorld.elements;
+        if (g) for (let c = 0; c < 8; c++) {
+          const x = c & 1 ? g.max.x : g.min.x, y = c & 2 ? g.max.y : g.min.y, z = c & 4 ? g.max.z : g.min.z;
+          if (!NumberIsFinite(x + y + z)) continue;
+          const wx = e[0] * x + e[4] * y + e[8] * z + e[12];
+          const wy = e[1] * x + e[5] * y + e[9] * z + e[13];
+          const wz = e[2] * x + e[6] * y + e[10] * z + e[14];
+          if (wx < b[0]) b[0] = wx; if (wy < b[1]) b[1] = wy; if (wz < b[2]) b[2] = wz;
+          if (wx > b[3]) b[3] = wx; if (wy > b[4]) b[4] = wy; if (wz > b[5]) b[5] = wz;
         }
-        const k = o.children;
-        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-      } catch (err) { /* a hostile object: its part of the box is unknown */ }
-    }
+      }
+    });
     return b[0] <= b[3] ? b : null;
   }
   // semanticOf reads userData.semantic's role and name (XR Blocks' tags).
@@ -2061,19 +2116,10 @@
   function taggedIn(s, role, name) {
     const found = [];
     if (!s) return found;
-    let seen = 0;
-    const stack = [s];
-    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && found.length < 1000) {
-      const o = stack[stack.length - 1];
-      stack.length--;
-      seen++;
-      try {
-        const t = semanticOf(o);
-        if (t && (role === '' || t.role === role) && (name === '' || t.name === name)) put(found, o);
-        const k = o.children;
-        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-      } catch (err) { /* a hostile object */ }
-    }
+    walkScene(s, (o) => {
+      const t = semanticOf(o);
+      if (t && (role === '' || t.role === role) && (name === '' || t.name === name)) put(found, o);
+    }, { __proto__: null, enough: () => found.length >= 1000 });
     return found;
   }
   function taggedInfo(role, name) {
@@ -2172,29 +2218,21 @@
   // out hidden objects and their subtrees.
   function solidsOf(root, visibleOnly) {
     const out = [];
-    let seen = 0;
-    const stack = [root];
-    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && out.length < 100000) {
-      const o = stack[stack.length - 1];
-      stack.length--;
-      seen++;
-      try {
-        if (visibleOnly && o !== root && o.visible === false) continue;
-        const geo = o.geometry;
-        if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
-          const g = geoBox(geo);
-          if (g && NumberIsFinite(g.min.x + g.min.y + g.min.z + g.max.x + g.max.y + g.max.z) &&
-            g.min.x <= g.max.x && g.min.y <= g.max.y && g.min.z <= g.max.z) {
-            const e = o.matrixWorld.elements;
-            const p = mul4(e, g.min.x, g.min.y, g.min.z, 1);
-            const dx = g.max.x - g.min.x, dy = g.max.y - g.min.y, dz = g.max.z - g.min.z;
-            put(out, [p[0], p[1], p[2], e[0] * dx, e[1] * dx, e[2] * dx, e[4] * dy, e[5] * dy, e[6] * dy, e[8] * dz, e[9] * dz, e[10] * dz]);
-          }
+    // A hostile object's solids are unknown (walkScene).
+    walkScene(root, (o) => {
+      if (visibleOnly && o !== root && o.visible === false) return false;
+      const geo = o.geometry;
+      if (geo && o.matrixWorld && !o.isInstancedMesh && (o.isMesh || o.isPoints || o.isLine || o.isSprite)) {
+        const g = geoBox(geo);
+        if (g && NumberIsFinite(g.min.x + g.min.y + g.min.z + g.max.x + g.max.y + g.max.z) &&
+          g.min.x <= g.max.x && g.min.y <= g.max.y && g.min.z <= g.max.z) {
+          const e = o.matrixWorld.elements;
+          const p = mul4(e, g.min.x, g.min.y, g.min.z, 1);
+          const dx = g.max.x - g.min.x, dy = g.max.y - g.min.y, dz = g.max.z - g.min.z;
+          put(out, [p[0], p[1], p[2], e[0] * dx, e[1] * dx, e[2] * dx, e[4] * dy, e[5] * dy, e[6] * dy, e[8] * dz, e[9] * dz, e[10] * dz]);
         }
-        const k = o.children;
-        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-      } catch (err) { /* a hostile object: its solids are unknown */ }
-    }
+      }
+    }, { __proto__: null, enough: () => out.length >= 100000 });
     return out;
   }
   function topOf(o) {
@@ -2218,19 +2256,10 @@
     if (!r.o) return JSONStringify({ error: r.error });
     const out = [bodyOf(r.o)];
     if (others) {
-      let seen = 0;
-      const stack = [topOf(r.o)];
-      while (stack.length > 0 && seen < SCENE_WALK_LIMIT && out.length < 10000) {
-        const o = stack[stack.length - 1];
-        stack.length--;
-        seen++;
-        try {
-          const named = typeof o.name === 'string' && o.name !== '';
-          if (o !== r.o && (named || semanticOf(o)) && !contains(r.o, o) && !contains(o, r.o)) put(out, bodyOf(o));
-          const k = o.children;
-          if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-        } catch (err) { /* a hostile object */ }
-      }
+      walkScene(topOf(r.o), (o) => {
+        const named = typeof o.name === 'string' && o.name !== '';
+        if (o !== r.o && (named || semanticOf(o)) && !contains(r.o, o) && !contains(o, r.o)) put(out, bodyOf(o));
+      }, { __proto__: null, enough: () => out.length >= 10000 });
     }
     return JSONStringify({ bodies: out });
   }
@@ -2269,40 +2298,32 @@
   // visible: false, nor colorWrite: false), not instanced.
   function occluders(scene, skip) {
     const out = [];
-    let seen = 0;
-    const stack = [scene];
-    while (stack.length > 0 && seen < SCENE_WALK_LIMIT) {
-      const o = stack[stack.length - 1];
-      stack.length--;
-      seen++;
-      try {
-        if (o === skip || o.visible === false) continue;
-        if (o.isMesh && !o.isInstancedMesh && o.geometry && o.matrixWorld) {
-          const mats = ArrayIsArray(o.material) ? o.material : [o.material];
-          let side = -1;
-          for (let i = 0; i < mats.length; i++) {
-            const m = mats[i];
-            if (!m || m.visible === false || m.colorWrite === false || (m.transparent === true && typeof m.opacity === 'number' && m.opacity < 1)) continue;
-            const s = m.side === 1 || m.side === 2 ? m.side : 0;
-            side = side < 0 ? s : (side === s ? s : 2);
-          }
-          const pos = o.geometry.attributes && o.geometry.attributes.position;
-          const g = geoBox(o.geometry);
-          const inv = invAffine(o.matrixWorld.elements);
-          if (side >= 0 && pos && pos.count > 0 && g && inv) {
-            const e = o.matrixWorld.elements;
-            const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-            for (let c = 0; c < 8; c++) {
-              const w = mul4(e, c & 1 ? g.max.x : g.min.x, c & 2 ? g.max.y : g.min.y, c & 4 ? g.max.z : g.min.z, 1);
-              for (let k = 0; k < 3; k++) { if (w[k] < lo[k]) lo[k] = w[k]; if (w[k] > hi[k]) hi[k] = w[k]; }
-            }
-            put(out, { o, pos, index: o.geometry.index, inv, side, lo, hi });
-          }
+    // A hostile object hides nothing (walkScene).
+    walkScene(scene, (o) => {
+      if (o === skip || o.visible === false) return false;
+      if (o.isMesh && !o.isInstancedMesh && o.geometry && o.matrixWorld) {
+        const mats = ArrayIsArray(o.material) ? o.material : [o.material];
+        let side = -1;
+        for (let i = 0; i < mats.length; i++) {
+          const m = mats[i];
+          if (!m || m.visible === false || m.colorWrite === false || (m.transparent === true && typeof m.opacity === 'number' && m.opacity < 1)) continue;
+          const s = m.side === 1 || m.side === 2 ? m.side : 0;
+          side = side < 0 ? s : (side === s ? s : 2);
         }
-        const k = o.children;
-        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-      } catch (err) { /* a hostile object: it hides nothing */ }
-    }
+        const pos = o.geometry.attributes && o.geometry.attributes.position;
+        const g = geoBox(o.geometry);
+        const inv = invAffine(o.matrixWorld.elements);
+        if (side >= 0 && pos && pos.count > 0 && g && inv) {
+          const e = o.matrixWorld.elements;
+          const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+          for (let c = 0; c < 8; c++) {
+            const w = mul4(e, c & 1 ? g.max.x : g.min.x, c & 2 ? g.max.y : g.min.y, c & 4 ? g.max.z : g.min.z, 1);
+            for (let k = 0; k < 3; k++) { if (w[k] < lo[k]) lo[k] = w[k]; if (w[k] > hi[k]) hi[k] = w[k]; }
+          }
+          put(out, { o, pos, index: o.geometry.index, inv, side, lo, hi });
+        }
+      }
+    });
     return out;
   }
   const OCCLUSION_TESTS = 2000000;
@@ -2354,15 +2375,10 @@
   // panelTexts collects the text the page holds for root's visible subtree.
   function panelTexts(root) {
     const texts = [], unread = [];
-    let seen = 0;
-    const stack = [root];
-    while (stack.length > 0 && seen < SCENE_WALK_LIMIT && texts.length < 10000) {
-      const o = stack[stack.length - 1];
-      stack.length--;
-      seen++;
+    walkScene(root, (o) => {
       let name = '';
       try { name = RealString(o.name === undefined ? '' : o.name); } catch (err) { /* a hostile name */ }
-      try { if (o !== root && o.visible === false) continue; } catch (err) { continue; }
+      try { if (o !== root && o.visible === false) return false; } catch (err) { return false; }
       let gave = false;
       const add = (source, text) => { put(texts, { object: name, source, text }); gave = true; };
       try { const t = o.text; if (typeof t === 'string') add('text', t); } catch (err) { /* a throwing getter */ }
@@ -2371,19 +2387,17 @@
         if ((o.isCSS2DObject || o.isCSS3DObject) && o.element && typeof o.element.innerText === 'string') add('element', o.element.innerText.trim());
       } catch (err) { /* likewise */ }
       try { const u = o.userData && o.userData.text; if (typeof u === 'string') add('userData.text', u); } catch (err) { /* likewise */ }
-      try {
-        if (!gave && o.isMesh) {
-          const mats = ArrayIsArray(o.material) ? o.material : [o.material];
-          for (let i = 0; i < mats.length; i++) {
-            const map = mats[i] && mats[i].map;
-            if (map && (map.isCanvasTexture || (typeof HTMLCanvasElement !== 'undefined' && map.image instanceof HTMLCanvasElement) ||
-              (typeof OffscreenCanvas !== 'undefined' && map.image instanceof OffscreenCanvas))) { put(unread, name); break; }
-          }
+      // A throw here loses the object's descendants (walkScene), as a
+      // throw reading its children does.
+      if (!gave && o.isMesh) {
+        const mats = ArrayIsArray(o.material) ? o.material : [o.material];
+        for (let i = 0; i < mats.length; i++) {
+          const map = mats[i] && mats[i].map;
+          if (map && (map.isCanvasTexture || (typeof HTMLCanvasElement !== 'undefined' && map.image instanceof HTMLCanvasElement) ||
+            (typeof OffscreenCanvas !== 'undefined' && map.image instanceof OffscreenCanvas))) { put(unread, name); break; }
         }
-        const k = o.children;
-        if (k) for (let i = k.length - 1; i >= 0 && stack.length < SCENE_WALK_LIMIT; i--) if (k[i]) put(stack, k[i]);
-      } catch (err) { /* a hostile object */ }
-    }
+      }
+    }, { __proto__: null, enough: () => texts.length >= 10000 });
     return { texts, unread };
   }
   // panelInfo describes the UI under the object ref names (contract.Panels).
