@@ -143,7 +143,6 @@ func Flags(width, height int) map[string]any {
 		"disable-background-timer-throttling":    true,
 		"disable-backgrounding-occluded-windows": true,
 		"disable-hang-monitor":                   true,
-		"disable-ipc-flooding-protection":        true,
 		"disable-dev-shm-usage":                  true,
 		"disable-extensions":                     true,
 		"disable-breakpad":                       true,

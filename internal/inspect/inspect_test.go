@@ -632,6 +632,30 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
 		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
 	},
+	// 5,000 pushState and 1,000 replaceState calls in every frame: the
+	// first 200 of the document go through, the rest are dropped and a
+	// history_flood recorded once (before, with Chromium's own limit off,
+	// the browser process committed every one: the page timed out at load
+	// after 30 s and a run's next tab waited minutes for the browser).
+	"pushstate_spam.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"tried":155000,"search":"?p=199","length":50,"state":199}`, string(r.State))
+		require.Equal(t, []any{map[string]any{"kind": "history_flood", "frame": 0.0}}, r.Events)
+	},
+	// 3,000 console calls of six kinds in every frame and 700 in a child
+	// frame: each document passes its first 500 to DevTools and only
+	// counts the rest, so the page is judged on its frames (before, every
+	// call was a DevTools event, and under load the harness ran out of
+	// time: infra_error). The report keeps the first 500 (the page's, which
+	// come first) and counts the other 93,200: 92,500 + 200 in the pages,
+	// 500 of the child's at the harness.
+	"console_spam.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+		require.Len(t, r.Console, 500)
+		require.Equal(t, session.ConsoleMessage{Level: "log", Text: "spam 0 0", Frame: 0}, r.Console[0])
+		require.Equal(t, 93200, r.ConsoleDropped)
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {

@@ -78,6 +78,7 @@
     }
   }
   function childRecord(kind, entry) {
+    if (kind === 'console') { consoleDropped++; return; }
     if (entry === null || typeof entry !== 'object') return;
     if (kind === 'dialogs') record(log.dialogs, { type: clipText(entry.type), message: clipText(entry.message) });
     else if (kind === 'blocked') record(log.blocked, { url: clipText(entry.url), type: clipText(entry.type) });
@@ -395,6 +396,71 @@
     };
     G.RTCPeerConnection.prototype = RealRTC.prototype;
     if (G.webkitRTCPeerConnection) G.webkitRTCPeerConnection = G.RTCPeerConnection;
+  }
+
+  // ---- console: at most 500 calls per document reach DevTools ----
+  // Each console call becomes a DevTools event the renderer serialises and
+  // the harness decodes; the harness keeps the first 500 (maxConsole in
+  // internal/session) and only counts the rest. A page that logs thousands
+  // of times a frame made that traffic the slowest part of its frame, and
+  // under load a harness deadline ran out (infra_error). Past the cap a
+  // call only counts: the count is in status() (consoleDropped), and a
+  // same-origin child frame adds its own to the page's.
+  const consoleCap = 500;
+  let consoleCalls = 0;
+  let consoleDropped = 0;
+  const dropConsole = () => {
+    if (forward !== null) {
+      try { forward('console', null); return; } catch (e) { /* the parent went away */ }
+    }
+    consoleDropped++;
+  };
+  if (G.console !== null && typeof G.console === 'object') {
+    const con = G.console;
+    for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert',
+      'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp', 'clear']) {
+      const real = con[name];
+      if (typeof real !== 'function') continue;
+      const wrapped = {
+        [name](...args) {
+          // A passing assertion prints nothing.
+          if (name === 'assert' && args[0]) return undefined;
+          if (consoleCalls >= consoleCap) { dropConsole(); return undefined; }
+          consoleCalls++;
+          return apply(real, con, args);
+        },
+      }[name];
+      try { ObjectDefine(con, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
+    }
+  }
+
+  // ---- history: at most 200 pushState/replaceState calls a document ----
+  // Each call is a same-document navigation the browser process commits
+  // and reports to DevTools. Chromium's own limit (200 in 10 s of real
+  // time) depends on the machine's pace, and without it 5,000 calls a frame
+  // kept the browser process busy for minutes: the page hung, and the next
+  // tab of the run waited for the browser. Past 200 in a document the runtime
+  // drops the call (the URL and the state stay as they were) and records a
+  // history_flood once; the count does not depend on real time.
+  if (G.History && G.History.prototype) {
+    const historyCap = 200;
+    let historyCalls = 0;
+    let historyFlooded = false;
+    for (const name of ['pushState', 'replaceState']) {
+      const real = G.History.prototype[name];
+      if (typeof real !== 'function') continue;
+      const wrapped = {
+        [name](...args) {
+          if (historyCalls >= historyCap) {
+            if (!historyFlooded) { historyFlooded = true; record(log.events, { kind: 'history_flood', frame }); }
+            return undefined;
+          }
+          historyCalls++;
+          return apply(real, this, args);
+        },
+      }[name];
+      try { ObjectDefine(G.History.prototype, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
+    }
   }
 
   // ---- the synthetic microphone (docs/audio.md) ----
@@ -2463,7 +2529,7 @@
   function status() {
     return JSONStringify({
       frame, virtualMs: now, timers: timers.pending(), rafs: rafCount, gl, threeRevision,
-      dialogs: log.dialogs, blocked: log.blocked, events: log.events,
+      dialogs: log.dialogs, blocked: log.blocked, events: log.events, consoleDropped,
     });
   }
 
