@@ -146,7 +146,7 @@ func Flags(width, height int) map[string]any {
 		"disable-dev-shm-usage":                  true,
 		"disable-extensions":                     true,
 		"disable-breakpad":                       true,
-		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication," + noOmniboxPopup,
+		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication,IsolateSandboxedIframes," + noOmniboxPopup,
 		"enable-features":                        "NetworkServiceSandbox",
 		"metrics-recording-only":                 true,
 		"password-store":                         "basic",

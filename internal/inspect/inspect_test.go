@@ -632,6 +632,22 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
 		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
 	},
+	// WebTransport (HTTP/3, which never reaches the interception) from the
+	// page, a worker and a sandboxed srcdoc frame, and a fetch from that
+	// frame: all refused and listed. Before, none was listed: WebTransport
+	// is not seen by the Fetch domain, and Chromium put the sandboxed frame
+	// in a process of its own, outside the tab's interception and without
+	// the runtime (its performance.now read real time).
+	"network_escape.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"wt":"refused WebTransportError","child":{"wp":"object","now":0}}`, string(r.State))
+		require.ElementsMatch(t, []session.Blocked{
+			{URL: "https://wt.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
+			{URL: "https://wt-frame.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
+			{URL: "https://sandboxed.example.com/leak", Type: "xhr", Reason: "network access is disabled"},
+			{URL: "https://wt-worker.example.com/x", Type: "worker webtransport"},
+		}, r.Requests.Blocked)
+	},
 	// 5,000 pushState and 1,000 replaceState calls in every frame: the
 	// first 200 of the document go through, the rest are dropped and a
 	// history_flood recorded once (before, with Chromium's own limit off,

@@ -687,6 +687,11 @@ func (s *Session) onEvent(ev any) {
 			u := strings.TrimSpace(strings.TrimPrefix(e.Text, "Not allowed to load local resource:"))
 			s.recordRefusal(u, "file", "refused by Chromium (local file)")
 		}
+	case *network.EventWebTransportCreated:
+		// WebTransport runs over HTTP/3 (QUIC), which never reaches the
+		// interception (and cannot connect: QUIC is off, no host resolves);
+		// its creation is recorded here.
+		s.rec.with(func(l *Log) { l.addBlocked(ev.URL, "webtransport", "network access is disabled") })
 	case *network.EventWebSocketCreated:
 		s.rec.with(func(l *Log) {
 			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: ev.URL, Type: "websocket", Reason: "network access is disabled"})
