@@ -632,6 +632,44 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
 		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
 	},
+	// Blobs of 60 MiB, one a frame: Chromium keeps their bytes in the
+	// browser process, outside the renderer the watchdog measures (before,
+	// 48 of them — 2.8 GiB — were made beside a 768 MiB share, and the
+	// browser process grew by 1.7 GiB). The fifth passes the 256 MiB budget:
+	// QuotaExceededError, recorded once; a small File still counts and fits.
+	"blob_hoard.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"blobs":4,"err":"QuotaExceededError","small":"3"}`, string(r.State))
+		require.Equal(t, []any{map[string]any{"kind": "blob_quota", "frame": 4.0, "budget": float64(browser.MaxBlobBudget)}}, r.Events)
+	},
+	// A WebAssembly memory grown 128 MiB a frame, every page touched: ended
+	// by the memory watchdog at the page's 2 GiB share.
+	"wasm_grow.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeCrash, r.Outcome)
+		require.Equal(t, CrashPageCrashed, r.Crash.Kind, r.Crash.Message)
+		require.Equal(t, session.CrashCauseMemory, r.Crash.Cause, r.Crash.Message)
+	},
+	// A state whose toJSON never returns, and a JSON.stringify that never
+	// returns: the reader calls neither.
+	"tojson_loop.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+	},
+	// A stack overflow in every frame callback, and calls into the runtime
+	// with the stack all but full: each overflow is an uncaught exception of
+	// its frame, and the clock, timers and frames go on.
+	"recursion.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":30,"timers":29,"now":500}`, string(r.State))
+		require.Len(t, r.Errors, 30)
+		require.Equal(t, "Uncaught RangeError: Maximum call stack size exceeded", r.Errors[0].Message)
+	},
+	// A MessageChannel and a window.postMessage that answer themselves for
+	// ever: frames still come.
+	"message_pingpong.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"pinging":true}`, string(r.State))
+	},
 	// WebTransport (HTTP/3, which never reaches the interception) from the
 	// page, a worker and a sandboxed srcdoc frame, and a fetch from that
 	// frame: all refused and listed. Before, none was listed: WebTransport

@@ -434,6 +434,45 @@
     }
   }
 
+  // ---- Blobs: a budget of live bytes a document ----
+  // Chromium keeps a Blob's bytes in the browser process, outside the
+  // renderer whose memory the harness caps, under one limit for the whole
+  // browser; a page hoarding Blobs would escape its share and make its
+  // neighbours' Blobs unreadable. The Blob and File constructors count the
+  // bytes of the Blobs they make (a Blob the page drops stops counting once
+  // collected) and past config.blobBudget throw QuotaExceededError,
+  // recording blob_quota once.
+  if (config.blobBudget > 0 && typeof G.Blob === 'function' && typeof G.FinalizationRegistry === 'function' && typeof Proxy === 'function') {
+    const budget = config.blobBudget;
+    let live = 0;
+    let refused = false;
+    const registry = new G.FinalizationRegistry((size) => { live -= size; });
+    const register = G.FinalizationRegistry.prototype.register;
+    const sizeOf = Object.getOwnPropertyDescriptor(G.Blob.prototype, 'size').get;
+    const guard = (name) => {
+      const Real = G[name];
+      if (typeof Real !== 'function') return;
+      const Guarded = new Proxy(Real, {
+        __proto__: null,
+        construct(target, args, newTarget) {
+          const b = ReflectConstruct(target, args, newTarget);
+          const size = apply(sizeOf, b, []);
+          if (live + size > budget) {
+            if (!refused) { refused = true; record(log.events, { kind: 'blob_quota', frame, budget }); }
+            throw new DOMException('worldprobe: a page may hold ' + budget + ' bytes of Blobs', 'QuotaExceededError');
+          }
+          live += size;
+          apply(register, registry, [b, size]);
+          return b;
+        },
+      });
+      G[name] = Guarded;
+      try { ObjectDefine(Real.prototype, 'constructor', { __proto__: null, value: Guarded, writable: true, enumerable: false, configurable: true }); } catch (e) { /* leave it */ }
+    };
+    guard('Blob');
+    guard('File');
+  }
+
   // ---- history: at most 200 pushState/replaceState calls a document ----
   // Each call is a same-document navigation the browser process commits
   // and reports to DevTools. Chromium's own limit (200 in 10 s of real

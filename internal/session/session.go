@@ -254,7 +254,7 @@ func (s *Session) LoadErr() error { return s.loadErr }
 
 // prepare sets up emulation, interception and the injected runtime.
 func (s *Session) prepare(ctx context.Context) error {
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime, BlobBudget: s.page.BlobBudget()})
 	if err != nil {
 		return err
 	}
@@ -411,7 +411,7 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	t0 := time.Now()
 	s.cfg.Logger.Debug("restarting the page")
 	s.timing = LoadTiming{}
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime, BlobBudget: s.page.BlobBudget()})
 	if err != nil {
 		return err
 	}
