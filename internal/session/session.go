@@ -304,6 +304,20 @@ func (s *Session) prepare(ctx context.Context) error {
 			_, err := chromedp.Call(pctx, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 0})
 			return err
 		}},
+		{"limiting the page's storage", func() error {
+			// IndexedDB and the Cache API of a page's (off-the-record)
+			// context live in the browser process's memory, outside the
+			// renderer's cap, and the origin's default quota is 10 GiB:
+			// a page writing random bytes grew the browser process by
+			// 370 MiB in a second. The page's quota is its Blob budget.
+			budget := s.page.BlobBudget()
+			if budget <= 0 || s.cfg.Plain {
+				return nil
+			}
+			quota := float64(budget)
+			_, err := chromedp.Call(pctx, storage.OverrideQuotaForOrigin, storage.OverrideQuotaForOriginParams{Origin: Origin, QuotaSize: &quota})
+			return err
+		}},
 		{"intercepting file choosers", func() error {
 			_, err := chromedp.Call(pctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
 			return err
