@@ -434,19 +434,32 @@
     }
   }
 
-  // ---- Blobs: a budget of live bytes a document ----
+  // ---- Blobs: a budget of live bytes a page ----
   // Chromium keeps a Blob's bytes in the browser process, outside the
   // renderer whose memory the harness caps, under one limit for the whole
   // browser; a page hoarding Blobs would escape its share and make its
   // neighbours' Blobs unreadable. The Blob and File constructors count the
   // bytes of the Blobs they make (a Blob the page drops stops counting once
   // collected) and past config.blobBudget throw QuotaExceededError,
-  // recording blob_quota once.
-  if (config.blobBudget > 0 && typeof G.Blob === 'function' && typeof G.FinalizationRegistry === 'function' && typeof Proxy === 'function') {
-    const budget = config.blobBudget;
-    let live = 0;
-    let refused = false;
-    const registry = new G.FinalizationRegistry((size) => { live -= size; });
+  // recording blob_quota once. A same-origin child frame charges its
+  // page's budget (blobCharge), for good: releasing through the page's
+  // __wp would let the page reset its own count.
+  let blobLive = 0;
+  let blobRefused = false;
+  const blobBudget = config.blobBudget > 0 ? config.blobBudget : 0;
+  function blobCharge(size) {
+    if (!(blobBudget > 0)) return true;
+    size = RealNumber(size);
+    if (!(size >= 0)) return true;
+    if (blobLive + size > blobBudget) {
+      if (!blobRefused) { blobRefused = true; record(log.events, { kind: 'blob_quota', frame, budget: blobBudget }); }
+      return false;
+    }
+    blobLive += size;
+    return true;
+  }
+  if (blobBudget > 0 && typeof G.Blob === 'function' && typeof G.FinalizationRegistry === 'function' && typeof Proxy === 'function') {
+    const registry = new G.FinalizationRegistry((size) => { blobLive -= size; });
     const register = G.FinalizationRegistry.prototype.register;
     const sizeOf = Object.getOwnPropertyDescriptor(G.Blob.prototype, 'size').get;
     const guard = (name) => {
@@ -457,12 +470,14 @@
         construct(target, args, newTarget) {
           const b = ReflectConstruct(target, args, newTarget);
           const size = apply(sizeOf, b, []);
-          if (live + size > budget) {
-            if (!refused) { refused = true; record(log.events, { kind: 'blob_quota', frame, budget }); }
-            throw new DOMException('worldprobe: a page may hold ' + budget + ' bytes of Blobs', 'QuotaExceededError');
+          let ok;
+          if (parentWp !== null) {
+            try { ok = parentWp.blobCharge(size) !== false; } catch (e) { ok = blobCharge(size); /* the page went away */ }
+          } else {
+            ok = blobCharge(size);
+            if (ok) apply(register, registry, [b, size]);
           }
-          live += size;
-          apply(register, registry, [b, size]);
+          if (!ok) throw new DOMException('worldprobe: a page may hold ' + blobBudget + ' bytes of Blobs', 'QuotaExceededError');
           return b;
         },
       });
@@ -2594,6 +2609,7 @@
     clock: () => now,
     adoptFrame,
     childRecord,
+    blobCharge: (size) => blobCharge(size),
     micInject: (b64) => micInject(b64),
     micClips: () => micClipsOf(),
   });
