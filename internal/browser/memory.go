@@ -19,6 +19,28 @@ import (
 // Model-written worlds use 100–400 MiB; 2 GiB leaves a wide margin.
 const DefaultPageMemory int64 = 2 << 30
 
+// MaxBlobBudget is the most bytes of live Blobs one page may hold.
+//
+// Chromium keeps the bytes of every Blob in the browser process, not in the
+// renderer the watchdog measures, under one in-memory limit for the whole
+// browser (about 2 GiB: 31 Blobs of 64 MiB stayed readable, the rest read as
+// NotReadableError). A page hoarding Blobs held 1.7 GiB there past its
+// renderer's 768 MiB share, and a neighbour's Blobs would then have failed.
+// So each page's runtime refuses a Blob past its budget
+// (QuotaExceededError): 256 MiB, or the page's share when that is smaller,
+// which keeps four pages at once well inside Chromium's limit.
+const MaxBlobBudget int64 = 256 << 20
+
+// BlobBudget is the most bytes of live Blobs one page of this browser may
+// hold (MaxBlobBudget or its memory share, whichever is smaller; 0 when
+// pages have no memory cap).
+func (m MemoryLimits) BlobBudget() int64 {
+	if m.PerPage < 0 {
+		return 0
+	}
+	return min(MaxBlobBudget, m.PerPage)
+}
+
 // MemoryLimits bound the memory of the browser's process tree.
 type MemoryLimits struct {
 	// PerPage caps one renderer process (one page: page browser contexts

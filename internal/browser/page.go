@@ -116,6 +116,15 @@ func (p *Page) CrashCause(wait time.Duration) (kill *MemoryKill, status string) 
 	return nil, status
 }
 
+// BlobBudget is how many bytes of live Blobs the page may hold (0: no
+// budget); see MaxBlobBudget.
+func (p *Page) BlobBudget() int64 {
+	if p.browser == nil || p.browser.memory == nil {
+		return 0
+	}
+	return p.browser.memory.limits.BlobBudget()
+}
+
 // Context returns the chromedp context of the tab. Derive per-call deadlines
 // from it with context.WithTimeout; do not cancel it directly.
 func (p *Page) Context() context.Context { return p.ctx }

@@ -113,6 +113,9 @@ type Report struct {
 	Console   []session.ConsoleMessage `json:"console"`
 	// ConsoleDropped counts console messages past the first 500.
 	ConsoleDropped int `json:"console_dropped,omitempty"`
+	// consoleDroppedInPage are the console calls the page's runtime
+	// counted but did not pass on (past 500 a document).
+	consoleDroppedInPage int
 	// Events are what the page runtime recorded of the page's excesses,
 	// e.g. {"kind": "timer_flood", "frame": 12}: a frame that ran more
 	// timers than the runtime allows.
@@ -375,6 +378,7 @@ func (in *Inspector) observe(ctx context.Context, s *session.Session, rep *Repor
 	rep.Dialogs = append(rep.Dialogs, status.Dialogs...)
 	rep.Requests.Blocked = append(rep.Requests.Blocked, status.Blocked...)
 	rep.Events = status.Events
+	rep.consoleDroppedInPage = status.ConsoleDropped
 	box, err := s.LargestCanvas(ctx)
 	if err != nil {
 		return err
@@ -464,7 +468,7 @@ func (r *Report) fail(kind, msg string, line, col int) {
 func (r *Report) fill(l session.Log) {
 	r.Errors = nonNil(l.Errors)
 	r.Console = nonNil(l.Console)
-	r.ConsoleDropped = l.ConsoleDropped
+	r.ConsoleDropped = l.ConsoleDropped + r.consoleDroppedInPage
 	r.Dialogs = append(nonNil(l.Dialogs), r.Dialogs...)
 	blocked := r.Requests.Blocked
 	r.Requests = l.Requests

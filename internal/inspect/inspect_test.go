@@ -632,6 +632,85 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 		require.JSONEq(t, `{"frame":31,"loads":1}`, string(r.State))
 		require.Contains(t, r.Requests.Blocked, session.Blocked{URL: "https://worldprobe.test/meta_refresh.html", Type: "navigation", Reason: "navigation away from the page is blocked"})
 	},
+	// Blobs of 60 MiB, one a frame: Chromium keeps their bytes in the
+	// browser process, outside the renderer the watchdog measures (before,
+	// 48 of them — 2.8 GiB — were made beside a 768 MiB share, and the
+	// browser process grew by 1.7 GiB). A same-origin child frame's two
+	// count towards the page's 256 MiB budget, so the page's third passes
+	// it: QuotaExceededError, recorded once; a small File still fits.
+	"blob_hoard.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"blobs":2,"err":"QuotaExceededError","small":"3"}`, string(r.State))
+		require.Equal(t, []any{map[string]any{"kind": "blob_quota", "frame": 2.0, "budget": float64(browser.MaxBlobBudget)}}, r.Events)
+	},
+	// A WebAssembly memory grown 128 MiB a frame, every page touched: ended
+	// by the memory watchdog at the page's 2 GiB share.
+	"wasm_grow.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeCrash, r.Outcome)
+		require.Equal(t, CrashPageCrashed, r.Crash.Kind, r.Crash.Message)
+		require.Equal(t, session.CrashCauseMemory, r.Crash.Cause, r.Crash.Message)
+	},
+	// A state whose toJSON never returns, and a JSON.stringify that never
+	// returns: the reader calls neither.
+	"tojson_loop.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+	},
+	// A stack overflow in every frame callback, and calls into the runtime
+	// with the stack all but full: each overflow is an uncaught exception of
+	// its frame, and the clock, timers and frames go on.
+	"recursion.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":30,"timers":29,"now":500}`, string(r.State))
+		require.Len(t, r.Errors, 30)
+		require.Equal(t, "Uncaught RangeError: Maximum call stack size exceeded", r.Errors[0].Message)
+	},
+	// A MessageChannel and a window.postMessage that answer themselves for
+	// ever: frames still come.
+	"message_pingpong.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"pinging":true}`, string(r.State))
+	},
+	// WebTransport (HTTP/3, which never reaches the interception) from the
+	// page, a worker and a sandboxed srcdoc frame, and a fetch from that
+	// frame: all refused and listed. Before, none was listed: WebTransport
+	// is not seen by the Fetch domain, and Chromium put the sandboxed frame
+	// in a process of its own, outside the tab's interception and without
+	// the runtime (its performance.now read real time).
+	"network_escape.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"wt":"refused WebTransportError","child":{"wp":"object","now":0}}`, string(r.State))
+		require.ElementsMatch(t, []session.Blocked{
+			{URL: "https://wt.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
+			{URL: "https://wt-frame.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
+			{URL: "https://sandboxed.example.com/leak", Type: "xhr", Reason: "network access is disabled"},
+			{URL: "https://wt-worker.example.com/x", Type: "worker webtransport"},
+		}, r.Requests.Blocked)
+	},
+	// 5,000 pushState and 1,000 replaceState calls in every frame: the
+	// first 200 of the document go through, the rest are dropped and a
+	// history_flood recorded once (before, with Chromium's own limit off,
+	// the browser process committed every one: the page timed out at load
+	// after 30 s and a run's next tab waited minutes for the browser).
+	"pushstate_spam.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31,"tried":155000,"search":"?p=199","length":50,"state":199}`, string(r.State))
+		require.Equal(t, []any{map[string]any{"kind": "history_flood", "frame": 0.0}}, r.Events)
+	},
+	// 3,000 console calls of six kinds in every frame and 700 in a child
+	// frame: each document passes its first 500 to DevTools and only
+	// counts the rest, so the page is judged on its frames (before, every
+	// call was a DevTools event, and under load the harness ran out of
+	// time: infra_error). The report keeps the first 500 (the page's, which
+	// come first) and counts the other 93,200: 92,500 + 200 in the pages,
+	// 500 of the child's at the harness.
+	"console_spam.html": func(t *testing.T, r *Report) {
+		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
+		require.JSONEq(t, `{"frame":31}`, string(r.State))
+		require.Len(t, r.Console, 500)
+		require.Equal(t, session.ConsoleMessage{Level: "log", Text: "spam 0 0", Frame: 0}, r.Console[0])
+		require.Equal(t, 93200, r.ConsoleDropped)
+	},
 	// 150,000 timers due in one frame: the frame stops at 100,000 and says
 	// so; the rest run on the next frame.
 	"timer_flood.html": func(t *testing.T, r *Report) {

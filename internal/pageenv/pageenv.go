@@ -45,6 +45,10 @@ type Config struct {
 	// the way harnesses without a virtual clock work; nothing is
 	// deterministic in this mode.
 	RealTime bool `json:"realtime"`
+	// BlobBudget is how many bytes of live Blobs a document may make with
+	// the Blob and File constructors (0: no budget); past it the
+	// constructor throws QuotaExceededError.
+	BlobBudget int64 `json:"blobBudget"`
 	// WorkerRuntime is worker.js, which the page runtime puts in front of
 	// blob: workers itself (the harness does it for workers it serves).
 	WorkerRuntime string `json:"workerRuntime"`

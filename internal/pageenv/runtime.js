@@ -78,6 +78,7 @@
     }
   }
   function childRecord(kind, entry) {
+    if (kind === 'console') { consoleDropped++; return; }
     if (entry === null || typeof entry !== 'object') return;
     if (kind === 'dialogs') record(log.dialogs, { type: clipText(entry.type), message: clipText(entry.message) });
     else if (kind === 'blocked') record(log.blocked, { url: clipText(entry.url), type: clipText(entry.type) });
@@ -395,6 +396,125 @@
     };
     G.RTCPeerConnection.prototype = RealRTC.prototype;
     if (G.webkitRTCPeerConnection) G.webkitRTCPeerConnection = G.RTCPeerConnection;
+  }
+
+  // ---- console: at most 500 calls per document reach DevTools ----
+  // Each console call becomes a DevTools event the renderer serialises and
+  // the harness decodes; the harness keeps the first 500 (maxConsole in
+  // internal/session) and only counts the rest. A page that logs thousands
+  // of times a frame made that traffic the slowest part of its frame, and
+  // under load a harness deadline ran out (infra_error). Past the cap a
+  // call only counts: the count is in status() (consoleDropped), and a
+  // same-origin child frame adds its own to the page's.
+  const consoleCap = 500;
+  let consoleCalls = 0;
+  let consoleDropped = 0;
+  const dropConsole = () => {
+    if (forward !== null) {
+      try { forward('console', null); return; } catch (e) { /* the parent went away */ }
+    }
+    consoleDropped++;
+  };
+  if (G.console !== null && typeof G.console === 'object') {
+    const con = G.console;
+    for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert',
+      'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp', 'clear']) {
+      const real = con[name];
+      if (typeof real !== 'function') continue;
+      const wrapped = {
+        [name](...args) {
+          // A passing assertion prints nothing.
+          if (name === 'assert' && args[0]) return undefined;
+          if (consoleCalls >= consoleCap) { dropConsole(); return undefined; }
+          consoleCalls++;
+          return apply(real, con, args);
+        },
+      }[name];
+      try { ObjectDefine(con, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
+    }
+  }
+
+  // ---- Blobs: a budget of live bytes a page ----
+  // Chromium keeps a Blob's bytes in the browser process, outside the
+  // renderer whose memory the harness caps, under one limit for the whole
+  // browser; a page hoarding Blobs would escape its share and make its
+  // neighbours' Blobs unreadable. The Blob and File constructors count the
+  // bytes of the Blobs they make (a Blob the page drops stops counting once
+  // collected) and past config.blobBudget throw QuotaExceededError,
+  // recording blob_quota once. A same-origin child frame charges its
+  // page's budget (blobCharge), for good: releasing through the page's
+  // __wp would let the page reset its own count.
+  let blobLive = 0;
+  let blobRefused = false;
+  const blobBudget = config.blobBudget > 0 ? config.blobBudget : 0;
+  function blobCharge(size) {
+    if (!(blobBudget > 0)) return true;
+    size = RealNumber(size);
+    if (!(size >= 0)) return true;
+    if (blobLive + size > blobBudget) {
+      if (!blobRefused) { blobRefused = true; record(log.events, { kind: 'blob_quota', frame, budget: blobBudget }); }
+      return false;
+    }
+    blobLive += size;
+    return true;
+  }
+  if (blobBudget > 0 && typeof G.Blob === 'function' && typeof G.FinalizationRegistry === 'function' && typeof Proxy === 'function') {
+    const registry = new G.FinalizationRegistry((size) => { blobLive -= size; });
+    const register = G.FinalizationRegistry.prototype.register;
+    const sizeOf = Object.getOwnPropertyDescriptor(G.Blob.prototype, 'size').get;
+    const guard = (name) => {
+      const Real = G[name];
+      if (typeof Real !== 'function') return;
+      const Guarded = new Proxy(Real, {
+        __proto__: null,
+        construct(target, args, newTarget) {
+          const b = ReflectConstruct(target, args, newTarget);
+          const size = apply(sizeOf, b, []);
+          let ok;
+          if (parentWp !== null) {
+            try { ok = parentWp.blobCharge(size) !== false; } catch (e) { ok = blobCharge(size); /* the page went away */ }
+          } else {
+            ok = blobCharge(size);
+            if (ok) apply(register, registry, [b, size]);
+          }
+          if (!ok) throw new DOMException('worldprobe: a page may hold ' + blobBudget + ' bytes of Blobs', 'QuotaExceededError');
+          return b;
+        },
+      });
+      G[name] = Guarded;
+      try { ObjectDefine(Real.prototype, 'constructor', { __proto__: null, value: Guarded, writable: true, enumerable: false, configurable: true }); } catch (e) { /* leave it */ }
+    };
+    guard('Blob');
+    guard('File');
+  }
+
+  // ---- history: at most 200 pushState/replaceState calls a document ----
+  // Each call is a same-document navigation the browser process commits
+  // and reports to DevTools. Chromium's own limit (200 in 10 s of real
+  // time) depends on the machine's pace, and without it 5,000 calls a frame
+  // kept the browser process busy for minutes: the page hung, and the next
+  // tab of the run waited for the browser. Past 200 in a document the runtime
+  // drops the call (the URL and the state stay as they were) and records a
+  // history_flood once; the count does not depend on real time.
+  if (G.History && G.History.prototype) {
+    const historyCap = 200;
+    let historyCalls = 0;
+    let historyFlooded = false;
+    for (const name of ['pushState', 'replaceState']) {
+      const real = G.History.prototype[name];
+      if (typeof real !== 'function') continue;
+      const wrapped = {
+        [name](...args) {
+          if (historyCalls >= historyCap) {
+            if (!historyFlooded) { historyFlooded = true; record(log.events, { kind: 'history_flood', frame }); }
+            return undefined;
+          }
+          historyCalls++;
+          return apply(real, this, args);
+        },
+      }[name];
+      try { ObjectDefine(G.History.prototype, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
+    }
   }
 
   // ---- the synthetic microphone (docs/audio.md) ----
@@ -2487,7 +2607,7 @@
   function status() {
     return JSONStringify({
       frame, virtualMs: now, timers: timers.pending(), rafs: rafCount, gl, threeRevision,
-      dialogs: log.dialogs, blocked: log.blocked, events: log.events,
+      dialogs: log.dialogs, blocked: log.blocked, events: log.events, consoleDropped,
     });
   }
 
@@ -2513,6 +2633,7 @@
     clock: () => now,
     adoptFrame,
     childRecord,
+    blobCharge: (size) => blobCharge(size),
     micInject: (b64) => micInject(b64),
     micClips: () => micClipsOf(),
   });

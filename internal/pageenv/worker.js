@@ -76,7 +76,7 @@
     if (typeof d.__wp_sync === 'number') { e.stopImmediatePropagation(); answer({ __wp_ack: d.__wp_sync }); }
   };
   // tell reports a connection the page cannot see from its side (a
-  // worker's WebSocket or EventSource) to the page, which records it.
+  // worker's WebSocket, EventSource or WebTransport) to the page, which records it.
   let tell = () => {};
   if (typeof G.SharedWorkerGlobalScope === 'function' && G instanceof G.SharedWorkerGlobalScope) {
     let first = null;
@@ -97,7 +97,7 @@
     }
   }
 
-  for (const [name, type] of [['WebSocket', 'websocket'], ['EventSource', 'eventsource']]) {
+  for (const [name, type] of [['WebSocket', 'websocket'], ['EventSource', 'eventsource'], ['WebTransport', 'webtransport']]) {
     const Real = G[name];
     if (typeof Real !== 'function' || typeof Proxy !== 'function') continue;
     G[name] = new Proxy(Real, {

@@ -250,6 +250,10 @@ type Status struct {
 	Dialogs       []Dialog  `json:"dialogs"`
 	Blocked       []Blocked `json:"blocked"`
 	Events        []any     `json:"events"`
+	// ConsoleDropped counts the console calls the runtime did not pass on
+	// to DevTools: past the first 500 of each document (a same-origin child
+	// frame's are counted in its page's).
+	ConsoleDropped int `json:"consoleDropped"`
 }
 
 // ReadStatus reads the runtime's record of WebGL, dialogs and refused actions.

@@ -254,7 +254,7 @@ func (s *Session) LoadErr() error { return s.loadErr }
 
 // prepare sets up emulation, interception and the injected runtime.
 func (s *Session) prepare(ctx context.Context) error {
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime, BlobBudget: s.page.BlobBudget()})
 	if err != nil {
 		return err
 	}
@@ -302,6 +302,20 @@ func (s *Session) prepare(ctx context.Context) error {
 			// CSS and Web Animations then move only when the runtime
 			// advances them, by the virtual frame time (docs/runtime.md).
 			_, err := chromedp.Call(pctx, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 0})
+			return err
+		}},
+		{"limiting the page's storage", func() error {
+			// IndexedDB and the Cache API of a page's (off-the-record)
+			// context live in the browser process's memory, outside the
+			// renderer's cap, and the origin's default quota is 10 GiB:
+			// a page writing random bytes grew the browser process by
+			// 370 MiB in a second. The page's quota is its Blob budget.
+			budget := s.page.BlobBudget()
+			if budget <= 0 || s.cfg.Plain {
+				return nil
+			}
+			quota := float64(budget)
+			_, err := chromedp.Call(pctx, storage.OverrideQuotaForOrigin, storage.OverrideQuotaForOriginParams{Origin: Origin, QuotaSize: &quota})
 			return err
 		}},
 		{"intercepting file choosers", func() error {
@@ -411,7 +425,7 @@ func (s *Session) Restart(ctx context.Context, fps float64) error {
 	t0 := time.Now()
 	s.cfg.Logger.Debug("restarting the page")
 	s.timing = LoadTiming{}
-	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime})
+	script, err := pageenv.Script(pageenv.Config{Seed: s.cfg.Seed, FPS: s.cfg.FPS, SkipDraw: s.cfg.SkipDraw, RealTime: s.cfg.RealTime, BlobBudget: s.page.BlobBudget()})
 	if err != nil {
 		return err
 	}
@@ -687,6 +701,11 @@ func (s *Session) onEvent(ev any) {
 			u := strings.TrimSpace(strings.TrimPrefix(e.Text, "Not allowed to load local resource:"))
 			s.recordRefusal(u, "file", "refused by Chromium (local file)")
 		}
+	case *network.EventWebTransportCreated:
+		// WebTransport runs over HTTP/3 (QUIC), which never reaches the
+		// interception (and cannot connect: QUIC is off, no host resolves);
+		// its creation is recorded here.
+		s.rec.with(func(l *Log) { l.addBlocked(ev.URL, "webtransport", "network access is disabled") })
 	case *network.EventWebSocketCreated:
 		s.rec.with(func(l *Log) {
 			l.Requests.Blocked = append(l.Requests.Blocked, Blocked{URL: ev.URL, Type: "websocket", Reason: "network access is disabled"})

@@ -520,3 +520,24 @@ func TestBeforeUnloadDoesNotKeepThePage(t *testing.T) {
 	}
 	require.Contains(t, s.Log().Dialogs, Dialog{Type: "beforeunload", Message: ""})
 }
+
+// TestStorageHasTheBlobBudget: IndexedDB and the Cache API of a page's
+// context keep their bytes in the browser process, outside the renderer's
+// memory cap, under an origin quota of 10 GiB by default. The page's
+// quota is its Blob budget (256 MiB): 15 writes of 16 MiB fit, the 16th is
+// refused, in IndexedDB and in the Cache API alike.
+func TestStorageHasTheBlobBudget(t *testing.T) {
+	require.Equal(t, int64(256<<20), shared.Browser.MemoryLimits().BlobBudget())
+	s := open(t, filepath.Join("testdata", "storage_fill.html"))
+	var got struct {
+		IDB        int    `json:"idb"`
+		IDBError   string `json:"idbError"`
+		Cache      int    `json:"cache"`
+		CacheError string `json:"cacheError"`
+	}
+	require.NoError(t, s.Eval(context.Background(), 60*time.Second, "fill()", &got))
+	require.Equal(t, 15, got.IDB)
+	require.Equal(t, "QuotaExceededError", got.IDBError)
+	require.Equal(t, 15, got.Cache)
+	require.Equal(t, "QuotaExceededError", got.CacheError)
+}
