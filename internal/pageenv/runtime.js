@@ -1726,8 +1726,13 @@
   }
   function sceneSummary() {
     const s = lastScene || scenes[scenes.length - 1] || null;
+    // out has no prototype: a setter a page puts on Object.prototype
+    // (truncated, error, mesh_bounds…) would otherwise swallow the
+    // assignments below, and a getter there answer for a field never set
+    // (testdata/hostile/proto_getters.html; JSON.stringify reads own fields
+    // only, in the order written).
     const out = {
-      three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
+      __proto__: null, three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
       objects: 0, meshes: 0, lights: 0, triangles: 0, points: 0, lines: 0,
       visible_meshes: 0, visible_triangles: 0, instances: 0,
       bounds: null, camera: null, rendered: lastScene !== null && s === lastScene,
@@ -1741,9 +1746,6 @@
       if (x > h[0]) h[0] = x; if (y > h[1]) h[1] = y; if (z > h[2]) h[2] = z;
     };
     const boxOf = (l, h) => ({ min: [round6(l[0]), round6(l[1]), round6(l[2])], max: [round6(h[0]), round6(h[1]), round6(h[2])] });
-    // truncated is a variable, not a read of out.truncated: out inherits
-    // from Object.prototype, where a page may put a getter of that name
-    // (testdata/hostile/proto_getters.html).
     let visited = 0, truncated = false, reads = 0;
     // visit counts one object and returns whether it is visible; the walk
     // is iterative (a scene nested 100,000 deep cannot overflow the stack)

@@ -170,8 +170,8 @@ func TestSceneWalkBounds(t *testing.T) {
 	require.Equal(t, []any{9.0, 9.0, true}, []any{p["samples"], p["hidden"], p["occluded"]})
 
 	// The summary of hollow, once rendered: its root alone, the walk cut
-	// short after 400,000 empty entries read (without the getters on
-	// Object.prototype).
+	// short after 400,000 empty entries read; with the getters (and
+	// setters) on Object.prototype, then without them.
 	var rendered bool
 	require.NoError(t, s.Eval(ctx, 0, `renderer.render(hollow, camera), true`, &rendered))
 	require.True(t, rendered)
@@ -186,6 +186,7 @@ func TestSceneWalkBounds(t *testing.T) {
 			Rendered: true, Truncated: true,
 		}, sc)
 	}
+	t.Run("summary, forged prototype", summary)
 	var removed int
 	require.NoError(t, s.Eval(ctx, 0, `['truncated', 'visited', 'seen', 'enough', 'more', 'limit', 'depth', 'skip', 'stop', 'done', 'state', 'result', 'bounds', 'opts']
 		.filter((p) => delete Object.prototype[p]).length`, &removed))
