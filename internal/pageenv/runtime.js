@@ -1953,25 +1953,27 @@
   // walk before it lost a name deeper than about 9,600 levels to the
   // JavaScript stack, and went on to the next scene).
   // A getter that throws ends the search of the scene (findObject's
-  // catch). It reads only own fields of its frames, which have no
-  // prototype.
+  // catch). Its stack is a chain of frames (f.up the one below), object
+  // literals whose fields are all their own, so getters on
+  // Object.prototype are never read; a literal without a prototype or a
+  // container with deletes made the search four times slower per object
+  // (V8's dictionary mode).
   function findIn(root, name) {
-    const frames = ObjectCreate(null);
-    let top = 0, seen = 0, reads = 0;
+    let top = null, seen = 0, reads = 0;
     // enter checks o and, when it has children, puts them on the stack;
     // it returns true when o is the object sought.
     const enter = (o) => {
       if (++seen > SCENE_WALK_LIMIT) return false;
       if (o.name === name) return true;
       const k = o.children;
-      if (k) frames[top++] = { __proto__: null, k, i: 0 };
+      if (k) top = { k, i: 0, up: top };
       return false;
     };
     if (!root) return null;
     if (enter(root)) return root;
-    while (top > 0 && seen <= SCENE_WALK_LIMIT) {
-      const f = frames[top - 1];
-      if (!(f.i < f.k.length)) { delete frames[--top]; continue; }
+    while (top !== null && seen <= SCENE_WALK_LIMIT) {
+      const f = top;
+      if (!(f.i < f.k.length)) { top = f.up; continue; }
       if (reads >= SCENE_WALK_READS) return null;
       reads++;
       const o = f.k[f.i++];

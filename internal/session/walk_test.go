@@ -249,7 +249,9 @@ func BenchmarkSceneWalks(b *testing.B) {
 // BenchmarkSceneWalksInPage makes the calls of BenchmarkSceneWalks ten
 // times in one evaluation (an op is the ten), so the DevTools round trip
 // and the decoding of the result in Go count once, not ten times; empty
-// is an evaluation that calls nothing.
+// is an evaluation that calls nothing, search looks for a name no object
+// has (object()'s search by name, the whole scene walked; its result is
+// null), summary is the scene summary.
 func BenchmarkSceneWalksInPage(b *testing.B) {
 	ctx := context.Background()
 	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
@@ -264,6 +266,8 @@ func BenchmarkSceneWalksInPage(b *testing.B) {
 		{"solids", `bodiesInfo({name: "grid"}, false)`},
 		{"bodies", `bodiesInfo({name: "b0"}, true)`},
 		{"panel", `panelInfo({name: "probe"})`},
+		{"search", `objectInfo("nothing")`},
+		{"summary", `sceneSummary()`},
 	} {
 		expr := `(() => { let n = 0; for (let i = 0; i < 10; i++) n += 1; return n; })()`
 		if c.call != "" {
