@@ -1815,12 +1815,14 @@
   // objects left unvisited on the stack, or children left unread because
   // the stack was full or the reads ran out); none of the six callers
   // reports it (their results have no such field).
-  // The scene summary (sceneSummary) and object() by name (findObject)
-  // keep walks of their own with other bounds: the summary's stops at
-  // SCENE_WALK_DEPTH levels and passes visibility down, findObject's stops
-  // at the first match; their truncation points are documented
-  // (docs/runtime.md, docs/schemas.md) and tested (fake_scene.html: 4,097
-  // objects) as they are.
+  // The scene summary (sceneSummary) and object() by name (findIn) keep
+  // walks of their own, iterative too and bounded by the same
+  // SCENE_WALK_LIMIT objects and SCENE_WALK_READS entries read, but in
+  // another order (first child first, nothing left off a stack): the
+  // summary's also stops at SCENE_WALK_DEPTH levels and passes visibility
+  // down, findIn's stops at the first match; their truncation points are
+  // documented (docs/runtime.md, docs/schemas.md) and tested
+  // (fake_scene.html: 4,097 objects; walkbounds.html) as they are.
   function walkScene(root, visit, opts) {
     const enough = opts && apply(HasOwn, opts, ['enough']) ? opts.enough : null;
     let visited = 0, truncated = false, reads = 0;
@@ -1844,8 +1846,13 @@
   }
   function sceneSummary() {
     const s = lastScene || scenes[scenes.length - 1] || null;
+    // out has no prototype: a setter a page puts on Object.prototype
+    // (truncated, error, mesh_bounds…) would otherwise swallow the
+    // assignments below, and a getter there answer for a field never set
+    // (testdata/hostile/proto_getters.html; JSON.stringify reads own fields
+    // only, in the order written).
     const out = {
-      three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
+      __proto__: null, three_revision: threeRevision, scenes: scenes.length, renderers: renderers.length, render_calls: renderCalls,
       objects: 0, meshes: 0, lights: 0, triangles: 0, points: 0, lines: 0,
       visible_meshes: 0, visible_triangles: 0, instances: 0,
       bounds: null, camera: null, rendered: lastScene !== null && s === lastScene,
@@ -1859,13 +1866,13 @@
       if (x > h[0]) h[0] = x; if (y > h[1]) h[1] = y; if (z > h[2]) h[2] = z;
     };
     const boxOf = (l, h) => ({ min: [round6(l[0]), round6(l[1]), round6(l[2])], max: [round6(h[0]), round6(h[1]), round6(h[2])] });
-    // truncated is a variable, not a read of out.truncated: out inherits
-    // from Object.prototype, where a page may put a getter of that name
-    // (testdata/hostile/proto_getters.html).
-    let visited = 0, truncated = false;
+    let visited = 0, truncated = false, reads = 0;
     // visit counts one object and returns whether it is visible; the walk
     // is iterative (a scene nested 100,000 deep cannot overflow the stack)
-    // and stops at SCENE_WALK_LIMIT objects or SCENE_WALK_DEPTH levels.
+    // and stops at SCENE_WALK_LIMIT objects, SCENE_WALK_DEPTH levels or
+    // SCENE_WALK_READS children entries read (children that claim 2**31
+    // entries and hold none; a scene whose children are all objects stops
+    // at SCENE_WALK_LIMIT objects first).
     const visit = (o, visible) => {
       visited++;
       out.objects++;
@@ -1922,6 +1929,8 @@
       while (top > 0 && !truncated) {
         const f = frames[top - 1];
         if (f.i >= f.n) { delete frames[--top]; continue; }
+        if (reads >= SCENE_WALK_READS) { truncated = true; break; }
+        reads++;
         enter(f.kids[f.i++], f.vis);
       }
     };
@@ -2041,20 +2050,54 @@
       on_screen: c[3] > 0 && nx >= -1 && nx <= 1 && ny >= -1 && ny <= 1 && nz >= -1 && nz <= 1,
     };
   }
+  // findObject returns the first object named name: the last rendered
+  // scene searched first, then each announced scene in turn (the last
+  // rendered one is not searched twice), or null.
   function findObject(name) {
     for (let j = -1; j < scenes.length; j++) {
       const sc = j < 0 ? lastScene : scenes[j];
-      if (!sc) continue;
+      if (!sc || (j >= 0 && sc === lastScene)) continue;
       let found = null;
-      let seen = 0;
-      const walk = (o) => {
-        if (found || !o || ++seen > SCENE_WALK_LIMIT) return;
-        if (o.name === name) { found = o; return; }
-        const k = o.children;
-        if (k) for (let i = 0; i < k.length && !found && seen <= SCENE_WALK_LIMIT; i++) walk(k[i]);
-      };
-      try { walk(sc); } catch (e) { /* a hostile scene: not found in it */ }
+      try { found = findIn(sc, name); } catch (e) { /* a hostile scene: not found in it */ }
       if (found) return found;
+    }
+    return null;
+  }
+  // findIn searches root and its descendants depth first, in scene-graph
+  // order (an object, then each child's subtree, first child first), for
+  // the first object named name. It gives up (null) after
+  // SCENE_WALK_LIMIT objects (falsy entries do not count) or
+  // SCENE_WALK_READS children entries read: children that claim 2**31
+  // entries and hold none return after those reads. It is iterative, so
+  // a name 20,000 levels deep is found (walkbounds.html; the recursive
+  // walk before it lost a name deeper than about 9,600 levels to the
+  // JavaScript stack, and went on to the next scene).
+  // A getter that throws ends the search of the scene (findObject's
+  // catch). Its stack is a chain of frames (f.up the one below), object
+  // literals whose fields are all their own, so getters on
+  // Object.prototype are never read; a literal without a prototype or a
+  // container with deletes made the search four times slower per object
+  // (V8's dictionary mode).
+  function findIn(root, name) {
+    let top = null, seen = 0, reads = 0;
+    // enter checks o and, when it has children, puts them on the stack;
+    // it returns true when o is the object sought.
+    const enter = (o) => {
+      if (++seen > SCENE_WALK_LIMIT) return false;
+      if (o.name === name) return true;
+      const k = o.children;
+      if (k) top = { k, i: 0, up: top };
+      return false;
+    };
+    if (!root) return null;
+    if (enter(root)) return root;
+    while (top !== null && seen <= SCENE_WALK_LIMIT) {
+      const f = top;
+      if (!(f.i < f.k.length)) { top = f.up; continue; }
+      if (reads >= SCENE_WALK_READS) return null;
+      reads++;
+      const o = f.k[f.i++];
+      if (o && enter(o)) return o;
     }
     return null;
   }

@@ -212,7 +212,8 @@ type Scene struct {
 	// renderer's render(); false when it is known only from a devtools
 	// "observe" event, which page code can send with any object.
 	Rendered bool `json:"rendered"`
-	// Truncated is true when the walk stopped at its object limit.
+	// Truncated is true when the walk stopped at one of its bounds:
+	// 200,000 objects, 4,096 levels or 400,000 children entries read.
 	Truncated bool `json:"truncated,omitempty"`
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/worldprobe/worldprobe/internal/target"
 )
 
 // names lists the name of each body, text or object a page call returned.
@@ -38,7 +39,10 @@ func textObjects(p map[string]any) []string {
 // objects, 10,000 bodies, 100,000 solids or 10,000 texts; children that
 // claim to number 2**31 end there too, those that hold nothing after
 // 400,000 entries read; a getter that throws loses its object's subtree,
-// not the walk. Then the same with getters on
+// not the walk. object() by name finds a name 20,000 levels deep, and
+// returns past a hollow scene (children that claim 2**31 entries and
+// hold none), as the scene summary of that scene does: both read 400,000
+// entries at most. Then the same with getters on
 // Object.prototype named like the fields a walk could read from its own
 // objects: nothing changes.
 func TestSceneWalkBounds(t *testing.T) {
@@ -123,6 +127,25 @@ func TestSceneWalkBounds(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "tip text", p["text"])
 		require.Equal(t, false, p["in_view"], "tip is right of the 90° view")
+
+		// object() by name: deep, 20,000 levels, before hollow; behind,
+		// in the scene after hollow; nowhere, in no scene. Each returns
+		// within the call timeout (20 s), hollow read 400,000 entries
+		// far, first to last (so its tip is not found by name).
+		o, err = s.Object(ctx, "bottom")
+		require.NoError(t, err)
+		require.Equal(t, []any{"bottom", []float64{3, 1, -5}, &Bounds{Min: []float64{2.5, 0.5, -5}, Max: []float64{3.5, 1.5, -5}}}, []any{o.Name, o.Position, o.BBox})
+		start := time.Now()
+		o, err = s.Object(ctx, "behind")
+		require.NoError(t, err)
+		require.Equal(t, []any{"behind", []float64{-3, 0, -5}, &Bounds{Min: []float64{-3.5, -0.5, -5}, Max: []float64{-2.5, 0.5, -5}}}, []any{o.Name, o.Position, o.BBox})
+		t.Logf("object(\"behind\"), past hollow: %v", time.Since(start))
+		start = time.Now()
+		_, err = s.Object(ctx, "nowhere")
+		require.ErrorIs(t, err, target.ErrNotFound)
+		t.Logf("object(\"nowhere\"): %v", time.Since(start))
+		_, err = s.Object(ctx, "tip")
+		require.ErrorIs(t, err, target.ErrNotFound, "tip is hollow's entry 2**31-1, past the 400,000 read")
 	}
 	t.Run("bounds", check)
 
@@ -145,6 +168,30 @@ func TestSceneWalkBounds(t *testing.T) {
 	p, err = s.Panel(ctx, ObjectRef{Name: "screen"})
 	require.NoError(t, err)
 	require.Equal(t, []any{9.0, 9.0, true}, []any{p["samples"], p["hidden"], p["occluded"]})
+
+	// The summary of hollow, once rendered: its root alone, the walk cut
+	// short after 400,000 empty entries read; with the getters (and
+	// setters) on Object.prototype, then without them.
+	var rendered bool
+	require.NoError(t, s.Eval(ctx, 0, `renderer.render(hollow, camera), true`, &rendered))
+	require.True(t, rendered)
+	summary := func(t *testing.T) {
+		start := time.Now()
+		sc, err := s.ReadScene(ctx)
+		require.NoError(t, err)
+		t.Logf("summary of hollow: %v", time.Since(start))
+		require.Equal(t, Scene{
+			Scenes: 8, Renderers: 1, RenderCalls: 2, Objects: 1,
+			Camera:   &Camera{Type: "PerspectiveCamera", Name: "eye", Position: []float64{0, 0, 0}},
+			Rendered: true, Truncated: true,
+		}, sc)
+	}
+	t.Run("summary, forged prototype", summary)
+	var removed int
+	require.NoError(t, s.Eval(ctx, 0, `['truncated', 'visited', 'seen', 'enough', 'more', 'limit', 'depth', 'skip', 'stop', 'done', 'state', 'result', 'bounds', 'opts']
+		.filter((p) => delete Object.prototype[p]).length`, &removed))
+	require.Equal(t, 14, removed)
+	t.Run("summary", summary)
 }
 
 // BenchmarkSceneWalks times the page calls that walk the scene, one page
@@ -202,7 +249,9 @@ func BenchmarkSceneWalks(b *testing.B) {
 // BenchmarkSceneWalksInPage makes the calls of BenchmarkSceneWalks ten
 // times in one evaluation (an op is the ten), so the DevTools round trip
 // and the decoding of the result in Go count once, not ten times; empty
-// is an evaluation that calls nothing.
+// is an evaluation that calls nothing, search looks for a name no object
+// has (object()'s search by name, the whole scene walked; its result is
+// null), summary is the scene summary.
 func BenchmarkSceneWalksInPage(b *testing.B) {
 	ctx := context.Background()
 	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
@@ -217,6 +266,8 @@ func BenchmarkSceneWalksInPage(b *testing.B) {
 		{"solids", `bodiesInfo({name: "grid"}, false)`},
 		{"bodies", `bodiesInfo({name: "b0"}, true)`},
 		{"panel", `panelInfo({name: "probe"})`},
+		{"search", `objectInfo("nothing")`},
+		{"summary", `sceneSummary()`},
 	} {
 		expr := `(() => { let n = 0; for (let i = 0; i < 10; i++) n += 1; return n; })()`
 		if c.call != "" {
