@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -680,12 +681,20 @@ var hostileVerdicts = map[string]func(t *testing.T, r *Report){
 	"network_escape.html": func(t *testing.T, r *Report) {
 		require.Equal(t, OutcomeOK, r.Outcome, "crash: %+v", r.Crash)
 		require.JSONEq(t, `{"frame":31,"wt":"refused WebTransportError","child":{"wp":"object","now":0}}`, string(r.State))
+		// Chromium types the sandboxed frame's fetch as a fetch or, now and
+		// then (1 run in 13 under load), as an XHR: either is listed.
+		blocked := slices.Clone(r.Requests.Blocked)
+		for i, b := range blocked {
+			if b.URL == "https://sandboxed.example.com/leak" && b.Type == "fetch" {
+				blocked[i].Type = "xhr"
+			}
+		}
 		require.ElementsMatch(t, []session.Blocked{
 			{URL: "https://wt.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
 			{URL: "https://wt-frame.example.com:4433/x", Type: "webtransport", Reason: "network access is disabled"},
 			{URL: "https://sandboxed.example.com/leak", Type: "xhr", Reason: "network access is disabled"},
 			{URL: "https://wt-worker.example.com/x", Type: "worker webtransport"},
-		}, r.Requests.Blocked)
+		}, blocked)
 	},
 	// 5,000 pushState and 1,000 replaceState calls in every frame: the
 	// first 200 of the document go through, the rest are dropped and a

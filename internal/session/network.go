@@ -35,8 +35,10 @@ func (s *Session) answer(ev *fetch.EventRequestPaused, sentKind string) {
 	ctx, cancel := context.WithTimeout(s.page.Context(), 30*time.Second)
 	defer cancel()
 
-	// A page may not navigate its main frame away once it has loaded.
-	if ev.ResourceType == network.ResourceTypeDocument && s.loaded.Load() && s.isMainFrame(ev) {
+	// A page may not navigate its main frame away: once it has loaded,
+	// or once its document was asked for (a meta refresh of delay 0 asks
+	// again before the harness has seen the load event).
+	if ev.ResourceType == network.ResourceTypeDocument && s.isMainFrame(ev) && (s.loaded.Load() || s.mainDocAsked.Swap(true)) {
 		s.block(ctx, ev, raw, "navigation", "navigation away from the page is blocked", network.ErrorReasonAborted)
 		return
 	}

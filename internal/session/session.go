@@ -135,7 +135,11 @@ type Session struct {
 	frames   sync.Map // cdp.FrameID → true: the page's frames, for its downloads
 	crashOne sync.Once
 	mainID   atomic.Value // cdp.FrameID
-	scriptID page.ScriptIdentifier
+	// mainDocAsked: this load's main document has been requested; any
+	// later main-frame document (a meta refresh, a location change) is a
+	// navigation away, even before the load event sets loaded.
+	mainDocAsked atomic.Bool
+	scriptID     page.ScriptIdentifier
 	// preludeIDs identify the injected Config.Preludes.
 	preludeIDs []page.ScriptIdentifier
 	// buttonHeld: a Press has put the left button down and no Release has
@@ -349,6 +353,7 @@ func (s *Session) prepare(ctx context.Context) error {
 func (s *Session) navigate(ctx context.Context) error {
 	s.netSeen, s.pace, s.drawnAt = -1, 0, 0
 	s.input = inputLedger{}
+	s.mainDocAsked.Store(false)
 	s.rec.newDocument()
 	// While the page loads, the debugger reports each script compiled, so
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
