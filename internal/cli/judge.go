@@ -54,8 +54,10 @@ What runs (offline, no model):
   - the capture, on the virtual clock, with CDN libraries served from vendored
     packages and every other request refused: --samples drawn frames over
     --horizon seconds of page time find the day (brightest lit-pixel luma, the
-    left 20% cropped for the HUD) and the night (darkest); seasons are read from
-    the page's own UI; four orbits pose the page's own camera around the scene's
+    left 20% cropped for the HUD) and the night (darkest); light probes between
+    the samples give the day's length; seasons are read from the page's own UI,
+    and each season's view is taken at the day's time of day (day + k days)
+    when the day's length was found (about 1.3 days within --horizon); four orbits pose the page's own camera around the scene's
     box; each element of the page's own UI that names a biome (a legend) is
     clicked, its camera flight given 3 s of page time, and the biome framed at
     the day with the camera posed where the flight came to rest, HUD hidden

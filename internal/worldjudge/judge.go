@@ -264,7 +264,7 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"season frames at the day's time of day (they are time samples)",
+	"season frames at the day's time of day only when about 1.3 days fall within the horizon (the day's length is measured, never read from the page); else each season's view is the first time sample naming it",
 }
 
 // Judge captures the world at path into dir and grades it. The error is

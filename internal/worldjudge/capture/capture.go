@@ -136,6 +136,16 @@ type DayNight struct {
 	Gap      float64 `json:"gap"`
 	// Pinned: the gap reaches the rubric's day_night_gap.
 	Pinned bool `json:"pinned"`
+	// LengthMs is the day's length fitted to the light probes taken
+	// between the time samples (measure.DayLength), LengthFit the share of
+	// their variance the fit explains and LengthRepeat how much the probes
+	// differ from themselves one such length later (a share of their
+	// range; -1 when less than about 1.3 of it was probed); LengthMs is 0
+	// when no length was found (a fit under 0.5, a repeat over 0.1, or
+	// the real-time capture).
+	LengthMs     float64 `json:"length_ms,omitempty"`
+	LengthFit    float64 `json:"length_fit,omitempty"`
+	LengthRepeat float64 `json:"length_repeat,omitempty"`
 }
 
 // Burst is one still-camera motion burst.
@@ -161,6 +171,9 @@ type Timing struct {
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
 	Legend int64 `json:"legend_ms,omitempty"`
+	// Seasons is the season pass: a reload and the walk through the
+	// day's time of day (seasons.go).
+	Seasons int64 `json:"seasons_ms,omitempty"`
 	// Navigator is the navigator's episodes, a reload to the day included.
 	Navigator int64 `json:"navigator_ms,omitempty"`
 	Total     int64 `json:"total_ms"`
@@ -343,6 +356,11 @@ type capturer struct {
 	// hidden: the page's UI is hidden (hud), so a frame is the canvas
 	// alone and may be read back from WebGL (readAt).
 	hidden bool
+	// seasonLeast is, per season, how often the time sample naming it
+	// least named it (the UI's constant text); dayFrames the day's length
+	// in frames (0: unknown).
+	seasonLeast map[string]int
+	dayFrames   int
 }
 
 // frame is the current document's frame: the virtual clock's, or with
@@ -416,7 +434,25 @@ func (k *capturer) run(ctx context.Context) error {
 	}
 	var lumas []float64
 	counts := make([]map[string]int, 0, n)
+	var probeFrames []int
+	var probeLumas []float64
 	for i, f := range frames {
+		if i > 0 && !o.RealTime {
+			// Light probes between the samples, for the day's length.
+			for q := 1; q < lightProbes; q++ {
+				pf := frames[i-1] + (f-frames[i-1])*q/lightProbes
+				if pf <= k.frame() {
+					continue
+				}
+				l, err := k.lightAt(ctx, pf)
+				if err != nil {
+					return fmt.Errorf("light probe at %.2f s: %w", float64(pf)/o.FPS, pageErr{err})
+				}
+				if l >= 0 {
+					probeFrames, probeLumas = append(probeFrames, pf), append(probeLumas, l)
+				}
+			}
+		}
 		v, err := k.frameAt(ctx, f, fmt.Sprintf("time_%02d", i), "time")
 		if err != nil {
 			return fmt.Errorf("time sample %d (%.0f s): %w", i, float64(f)/o.FPS, pageErr{err})
@@ -429,6 +465,7 @@ func (k *capturer) run(ctx context.Context) error {
 	day, night := c.Views[dn.Day], c.Views[dn.Night]
 	c.DayNight = &DayNight{Day: day.Name, Night: night.Name, DayMs: day.PageMs, NightMs: night.PageMs, DayLuma: day.Luma, NightLum: night.Luma, Gap: dn.Gap, Pinned: dn.Pinned}
 	c.Aliases = append(c.Aliases, Alias{Name: "overview", Of: day.Name})
+	k.dayLength(probeFrames, probeLumas)
 	k.seasons(counts)
 	// 2. The legend's camera flights, in this document (no frames drawn):
 	// where the page's camera comes to rest after each biome's click.
@@ -467,6 +504,13 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
+	// 6. The seasons at the day's time of day, in a fresh document
+	// (seasons.go).
+	t = time.Now()
+	if err := k.seasonViews(ctx, day); err != nil {
+		return err
+	}
+	c.Timing.Seasons = time.Since(t).Milliseconds()
 	if len(o.Biomes) == 0 || o.Navigator == nil {
 		return nil
 	}
@@ -688,11 +732,13 @@ var seasonOrder = []string{"spring", "summer", "autumn", "winter"}
 // count). Its view is the first sample showing it.
 func (k *capturer) seasons(counts []map[string]int) {
 	first := map[string]int{}
+	k.seasonLeast = map[string]int{}
 	for _, s := range seasonOrder {
 		least := math.MaxInt
 		for _, m := range counts {
 			least = min(least, m[s])
 		}
+		k.seasonLeast[s] = least
 		for i, m := range counts {
 			if m[s] > least {
 				k.c.Views[i].Seasons = append(k.c.Views[i].Seasons, s)
