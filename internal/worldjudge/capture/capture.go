@@ -68,12 +68,16 @@ type Options struct {
 	// measuring what the virtual clock saves (docs/PERFORMANCE.md); its
 	// frames are not reproducible.
 	RealTime bool
-	// Screenshots takes every frame as a screenshot of the canvas, even
-	// with the UI hidden, where the capture otherwise reads the drawn
-	// frame back from WebGL (docs/PERFORMANCE.md: the same pixels for a
-	// fraction of the CPU); CheckReads takes both and lists the frames
-	// whose pixels differ (Capture.Reads).
-	Screenshots, CheckReads bool
+	// How the frames taken with the UI hidden are read. By default the
+	// first calibrationFrames of them are taken in turn each way — drawn
+	// and read back from WebGL in the task that drew them, or drawn and
+	// taken as a screenshot of the canvas — with the CPU time of each
+	// measured, and the way that took less reads the rest (Reads.Chosen;
+	// docs/judge.md).
+	// WebGLReads reads them all from WebGL; Screenshots takes them all as
+	// screenshots; CheckReads takes both for every one and lists the
+	// frames whose pixels differ (Capture.Reads).
+	Screenshots, CheckReads, WebGLReads bool
 	// Biomes, when set, turn on the legend framing: after the bursts the
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
@@ -235,6 +239,19 @@ type Reads struct {
 	// Differ are the frames whose WebGL read and screenshot differ
 	// (with Options.CheckReads only).
 	Differ []string `json:"differ,omitempty"`
+	// Chosen is how the frames after the calibration were read:
+	// "webgl" or "screenshots" (empty: forced by an option, or no frame
+	// was taken with the UI hidden); ReadCPUMs and ShotCPUMs are the CPU
+	// times (the browser's processes and the harness) the calibration
+	// frames taken each way took, drawing included, which decided it;
+	// ReadMs and ShotMs their wall times.
+	Chosen    string  `json:"chosen,omitempty"`
+	ReadCPUMs float64 `json:"read_cpu_ms,omitempty"`
+	ShotCPUMs float64 `json:"shot_cpu_ms,omitempty"`
+	ReadMs    float64 `json:"read_ms,omitempty"`
+	ShotMs    float64 `json:"shot_ms,omitempty"`
+	// Calibrated counts the calibration frames.
+	Calibrated int `json:"calibrated,omitempty"`
 }
 
 // Frames counts the distinct frames saved.
@@ -275,7 +292,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 		c.Failure = r
 		return c, nil
 	}
-	k := &capturer{c: c, o: o, out: out, doc: 1}
+	k := &capturer{c: c, o: o, out: out, doc: 1, b: b}
 	start := time.Now()
 	defer func() { c.Timing.Total = time.Since(start).Milliseconds() }()
 	s, err := session.Open(ctx, b, res, path, session.Config{
@@ -361,6 +378,8 @@ type capturer struct {
 	// in frames (0: unknown).
 	seasonLeast map[string]int
 	dayFrames   int
+	// b is the browser, for the CPU time of the reads' calibration.
+	b *browser.Browser
 }
 
 // frame is the current document's frame: the virtual clock's, or with
@@ -586,7 +605,13 @@ func (k *capturer) hud(ctx context.Context, show bool) error {
 func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
 	steps := max(1, f-k.frame())
 	if k.hidden && !k.o.RealTime && !k.o.Screenshots {
-		return k.readAt(ctx, steps, name, kind)
+		if k.calibrating() {
+			return k.calibrationFrame(ctx, steps, name, kind)
+		}
+		if k.c.Reads.Chosen != readShots {
+			return k.readAt(ctx, steps, name, kind)
+		}
+		k.c.Reads.Screenshots++
 	}
 	if _, err := k.advance(ctx, steps, true); err != nil {
 		return View{}, err
