@@ -472,7 +472,21 @@ func (k *capturer) run(ctx context.Context) error {
 				}
 			}
 		}
-		v, err := k.frameAt(ctx, f, fmt.Sprintf("time_%02d", i), "time")
+		name := fmt.Sprintf("time_%02d", i)
+		var v View
+		var err error
+		if o.RealTime {
+			v, err = k.frameAt(ctx, f, name, "time")
+		} else {
+			// The sample is a light probe too (drawn anyway).
+			var l float64
+			if l, err = k.lightAt(ctx, f); err == nil {
+				if l >= 0 {
+					probeFrames, probeLumas = append(probeFrames, f), append(probeLumas, l)
+				}
+				v, err = k.shot(ctx, name, "time")
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("time sample %d (%.0f s): %w", i, float64(f)/o.FPS, pageErr{err})
 		}

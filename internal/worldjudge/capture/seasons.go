@@ -10,8 +10,9 @@ import (
 )
 
 // lightProbes is how many intervals each gap between two time samples is
-// cut into by light probes (3 probes a gap).
-const lightProbes = 4
+// cut into by light probes: one probe in the middle of each gap, each an
+// extra drawn frame (the time samples are probes too, drawn anyway).
+const lightProbes = 2
 
 // minLengthFit is the least share of the light probes' variance a day
 // length must explain to be used, maxLengthRepeat the most the probes may
