@@ -111,7 +111,8 @@ clock, pixel measures, coverage, and with --models the model roles), writing jud
 judge.html and frames/ into the trial folder; its score (out of the rubric's points,
 280 for WorldBench's island, per test) is in result.json, results.db, report.html and
 the leaderboard, an open score shown as open. Such a suite needs --models FILE or
---offline (every model half unjudged).
+--offline (every model half unjudged); which one (and the roles' models) is part of
+each such trial's key, and with --db workers judge those trials the same way.
 Act steps are driven by the xr_actor role of the same models file; without a model for it
 the assertions after each act are unjudged.
 --design rates every recorded XR trial on the ten heuristics of docs/xr-design.md with
