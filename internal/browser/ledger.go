@@ -187,3 +187,27 @@ func newLedger(b *Browser) *ledger {
 	first := b.readPIDs()
 	return &ledger{byPhase: map[string]CPUTimes{}, counts: map[string]int{}, first: pidTimes{}, first0: processCPU(), peak: first}
 }
+
+// CPUReading is the CPU time used so far by every live process of a
+// browser and by the harness (ReadCPU).
+type CPUReading struct {
+	pids pidTimes
+	self time.Duration
+}
+
+// ReadCPU reads the CPU time of the browser's live processes (from /proc;
+// none where it cannot be read) and of this process, with or without a
+// ledger. With several pages at once the browser's time is theirs too.
+func (b *Browser) ReadCPU() CPUReading {
+	return CPUReading{pids: b.readPIDs(), self: processCPU()}
+}
+
+// Since is the CPU time used from earlier to r, every process together (a
+// process that ended in between is left out).
+func (r CPUReading) Since(earlier CPUReading) time.Duration {
+	d := r.self - earlier.self
+	for _, t := range r.pids.since(earlier.pids) {
+		d += t
+	}
+	return d
+}

@@ -33,10 +33,10 @@ type JudgeOptions struct {
 	RealTime bool
 	// Screenshots and CheckReads: how UI-hidden frames are read
 	// (capture.Options).
-	Screenshots, CheckReads bool
-	Timeout                 time.Duration
-	Viewport                string
-	Worlds                  []string
+	Screenshots, CheckReads, WebGLReads bool
+	Timeout                             time.Duration
+	Viewport                            string
+	Worlds                              []string
 }
 
 // NewCmdJudge builds 'worldprobe judge'.
@@ -54,8 +54,10 @@ What runs (offline, no model):
   - the capture, on the virtual clock, with CDN libraries served from vendored
     packages and every other request refused: --samples drawn frames over
     --horizon seconds of page time find the day (brightest lit-pixel luma, the
-    left 20% cropped for the HUD) and the night (darkest); seasons are read from
-    the page's own UI; four orbits pose the page's own camera around the scene's
+    left 20% cropped for the HUD) and the night (darkest); light probes between
+    the samples give the day's length; seasons are read from the page's own UI,
+    and each season's view is taken at the day's time of day (day + k days)
+    when the day's length was found (about 1.3 days within --horizon); four orbits pose the page's own camera around the scene's
     box; each element of the page's own UI that names a biome (a legend) is
     clicked, its camera flight given 3 s of page time, and the biome framed at
     the day with the camera posed where the flight came to rest, HUD hidden
@@ -129,6 +131,7 @@ promptly either, its report says machine_overloaded and the command exits 3.
 	f.BoolVar(&o.NoCoverage, "no-coverage", false, "do not collect V8 block coverage")
 	f.BoolVar(&o.RealTime, "real-time", false, "capture on the page's real clock, sleeping real time wherever page time passes, as WorldBench does: for measuring what the virtual clock saves only (frames not reproducible; docs/PERFORMANCE.md)")
 	f.BoolVar(&o.Screenshots, "screenshots", false, "take every frame as a screenshot of the canvas, as before the WebGL read-back (for comparing CPU and pixels; docs/PERFORMANCE.md)")
+	f.BoolVar(&o.WebGLReads, "webgl-reads", false, "read every UI-hidden frame back from WebGL, without measuring the first four each way to choose the cheaper (docs/judge.md)")
 	f.BoolVar(&o.CheckReads, "check-reads", false, "read every UI-hidden frame both from WebGL and as a screenshot and list the frames whose pixels differ (capture.reads.differ in judge.json)")
 	cmd.AddCommand(NewCmdJudgeMutate(io))
 	return cmd
@@ -199,7 +202,7 @@ func runJudge(ctx context.Context, io IO, o *JudgeOptions) error {
 	copts := capture.DefaultOptions(r.Pixels)
 	copts.Horizon, copts.Samples, copts.Seed, copts.Coverage, copts.FPS = o.Horizon, o.Samples, o.Seed, !o.NoCoverage, o.FPS
 	copts.CallTimeout, copts.RealTime = o.Timeout, o.RealTime
-	copts.Screenshots, copts.CheckReads = o.Screenshots, o.CheckReads
+	copts.Screenshots, copts.CheckReads, copts.WebGLReads = o.Screenshots, o.CheckReads, o.WebGLReads
 	copts.Navigator = navigator
 	if o.Viewport != "" {
 		w, h, err := (&viewportFlag{Viewport: o.Viewport}).size()

@@ -20,6 +20,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/run"
 	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // RunOptions are the flags of 'worldprobe run'.
@@ -111,7 +112,8 @@ clock, pixel measures, coverage, and with --models the model roles), writing jud
 judge.html and frames/ into the trial folder; its score (out of the rubric's points,
 280 for WorldBench's island, per test) is in result.json, results.db, report.html and
 the leaderboard, an open score shown as open. Such a suite needs --models FILE or
---offline (every model half unjudged).
+--offline (every model half unjudged); which one (and the roles' models) is part of
+each such trial's key, and with --db workers judge those trials the same way.
 Act steps are driven by the xr_actor role of the same models file; without a model for it
 the assertions after each act are unjudged.
 --design rates every recorded XR trial on the ten heuristics of docs/xr-design.md with
@@ -249,12 +251,21 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 	if err := worldFlags(o, tasks); err != nil {
 		return err
 	}
+	world, err := worldSetup(ctx, io, o, tasks)
+	if err != nil {
+		return err
+	}
 	out := o.Out
 	if out == "" {
 		out = filepath.Join("runs", filepath.Base(filepath.Clean(o.Suite)))
 	}
 	suiteAbs, _ := filepath.Abs(o.Suite)
 	cfg := run.Config{Suite: suiteAbs, Sources: sources, Repeat: o.Repeat}
+	if world != nil {
+		// How the world judge judges is part of each such trial's key.
+		cfg.WorldJudge = world.Name()
+		run.JudgeWorlds(plan, cfg.WorldJudge)
+	}
 	if o.Variants != "" {
 		cfg.Variants, _ = filepath.Abs(o.Variants)
 	}
@@ -312,11 +323,10 @@ func runRun(ctx context.Context, io IO, o *RunOptions) error {
 		if err != nil {
 			return err
 		}
-		world, err := worldJudges(ctx, io, o, tasks, b, res)
-		if err != nil {
-			return err
+		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor}
+		if world != nil {
+			runner.World = worldjudge.TrialJudges(b, res, *world)
 		}
-		runner = &trial.Runner{Browser: b, Resolver: res, SkipDraw: true, Video: video, Looker: looker, Actor: actor, World: world}
 		if o.Design {
 			if runner.Design, err = o.looks.designRater(ctx, io); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/worldprobe/worldprobe/internal/queue"
 	"github.com/worldprobe/worldprobe/internal/store"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // WorkerOptions are the flags of 'worldprobe worker'.
@@ -56,6 +57,12 @@ queue holds no unfinished trial (start it after the run has enqueued).
 Look and act steps, and --design, are judged with the models of --models (as
 for run), their API keys read from this worker's environment only: a job never
 carries one. Give every worker the same --models, --design and video flags.
+
+Tasks judged against a rubric (judge: in task.yaml) are judged by the world
+judge as the run planned them (docs/judge.md): offline by any worker; with
+models ('run --models') by a worker whose --models gives the same roles the
+same models, with their keys set here. A worker without them leaves such a
+trial to another (an infrastructure error, retried, never scored).
 
 With --models, the worker also runs the generation and repair steps 'gen --db'
 enqueues: each sample's calls with the --model the job names, made from this
@@ -105,7 +112,46 @@ func (o *WorkerOptions) runner(ctx context.Context, io IO, r *trial.Runner) (*tr
 			return nil, err
 		}
 	}
+	setups, err := o.worldSetups(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	r.World = worldjudge.TrialJudges(r.Browser, r.Resolver, setups...)
 	return r, nil
+}
+
+// worldSetups are the world judge configurations this worker judges
+// with: offline always (a run's --offline, every model half unjudged),
+// and with --models the roles of 'run --models' (named by worldJudging)
+// when each of judgeRoles has its API key in this worker's environment;
+// without a key the worker says so, and leaves the trials judged with
+// models to other workers. A trial runs with the configuration its run
+// planned (trial.Spec.WorldJudge), or fails here as an infrastructure
+// error (retried, never scored) when this worker does not have it.
+func (o *WorkerOptions) worldSetups(ctx context.Context, io IO) ([]worldjudge.Options, error) {
+	setups := []worldjudge.Options{{Offline: true, Judging: worldjudge.JudgingOffline}}
+	if o.looks.ModelsFile == "" {
+		return setups, nil
+	}
+	models, _, err := loadModels(io, o.looks.ModelsFile, "", "", false)
+	if err != nil {
+		return nil, usageErr("--models: %v", err)
+	}
+	for _, role := range judgeRoles {
+		info, name, noKey, err := roleModelInfo(ctx, models, role, "")
+		if err != nil {
+			return nil, err
+		}
+		if noKey {
+			fmt.Fprintf(io.ErrOut, "WARNING: this worker judges worlds offline only: the world judge's %s role (%s) has no API key in $%s here; trials a run judges with models are left to other workers\n", role, name, info.KeyEnv)
+			return setups, nil
+		}
+	}
+	jo, err := worldModels(ctx, models, o.looks.ModelsFile)
+	if err != nil {
+		return nil, err
+	}
+	return append(setups, *jo), nil
 }
 
 func runWorker(ctx context.Context, io IO, o *WorkerOptions) error {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/worldprobe/worldprobe/internal/judges"
 	"github.com/worldprobe/worldprobe/internal/llm"
+	"github.com/worldprobe/worldprobe/internal/task"
 	"github.com/worldprobe/worldprobe/internal/trial"
+	"github.com/worldprobe/worldprobe/internal/worldjudge"
 )
 
 // A worker judges look and act steps and --design with the models of its
@@ -74,6 +76,21 @@ defaults:
 		require.NoError(t, err)
 	}
 	require.Equal(t, map[string]int{"Bearer " + key: 3}, auth, "every call carries the worker's key")
+	// The world judge: offline, and with the models file's roles, each
+	// by the name a run records in its trials' keys; another is refused.
+	world, err := task.Load(filepath.Join(worldSuite(), "world", "tiny-isle"))
+	require.NoError(t, err)
+	const withModels = "models blind_identifier=openai/gpt-4.1@t=0 code_probe=openai/gpt-4.1@t=0 evidence_agent=openai/gpt-4.1@t=0 extract=openai/gpt-4.1@t=0 navigator=openai/gpt-4.1@t=0 visual_judge=openai/gpt-4.1@t=0"
+	for judging, offline := range map[string]bool{"offline": true, withModels: false} {
+		j, err := r.World(world, judging)
+		require.NoError(t, err, judging)
+		wj := j.(*worldjudge.TrialJudge)
+		require.Equal(t, offline, wj.Options.Offline, judging)
+		require.Equal(t, judging, wj.Options.Name())
+		require.Equal(t, "test/tiny-isle", wj.Options.Rubric.Name)
+	}
+	_, err = r.World(world, "models code_probe=anthropic/claude-sonnet-4-5")
+	require.ErrorIs(t, err, worldjudge.ErrOtherJudging)
 
 	r, warnings = build(map[string]string{})
 	require.Nil(t, r.Looker)
@@ -82,5 +99,11 @@ defaults:
 	require.Equal(t, 3, strings.Count(warnings, "needs an API key in $WORKER_TEST_KEY, which is not set"), warnings)
 	require.Contains(t, warnings, "WARNING: the look steps this worker judges will be unjudged")
 	require.Contains(t, warnings, "WARNING: the assertions after the act steps this worker judges will be unjudged")
+	require.Contains(t, warnings, "WARNING: this worker judges worlds offline only: the world judge's code_probe role (openai/gpt-4.1) has no API key in $WORKER_TEST_KEY here; trials a run judges with models are left to other workers")
+	j, err := r.World(world, "offline")
+	require.NoError(t, err)
+	require.True(t, j.(*worldjudge.TrialJudge).Options.Offline)
+	_, err = r.World(world, withModels)
+	require.ErrorIs(t, err, worldjudge.ErrOtherJudging)
 	require.NotContains(t, warnings, key)
 }

@@ -69,6 +69,36 @@ type Planned struct {
 	Params     map[string]any
 	// Expect is set for fixtures: what the fixture must fail.
 	Expect *task.Fixture
+	// WorldJudge is how a task judged against a rubric is judged
+	// (trial.Spec.WorldJudge), part of the key; set by JudgeWorlds.
+	WorldJudge string
+}
+
+// JudgeWorlds records in each of plan's trials of a task judged against
+// a rubric how its world judge judges (judging: "offline", or the models
+// of its roles; worldjudge.Options.Name): it is part of the trial's key
+// and spec, so that a run judged offline and one judged with models are
+// different trials, and a worker judges each trial as it was planned.
+// Other trials keep their keys.
+func JudgeWorlds(plan []Planned, judging string) {
+	for i := range plan {
+		if plan[i].Task.WorldJudged() {
+			plan[i].WorldJudge = judging
+			plan[i].Key = plan[i].key()
+		}
+	}
+}
+
+// key is the trial's key: its semantic inputs, digested.
+func (p Planned) key() string {
+	parts := []any{p.Task.ID, p.TaskDigest, p.Model, p.Candidate, p.Digest, p.Sample, p.Variant}
+	if p.Repair != "" {
+		parts = append(parts, p.Repair) // first-shot keys stay as they were
+	}
+	if p.WorldJudge != "" {
+		parts = append(parts, "world judge", p.WorldJudge)
+	}
+	return key(parts...)
 }
 
 // ID names the trial's source ([Source.ID]).
@@ -120,7 +150,7 @@ func (p Planned) Spec(runDir string) (trial.Spec, error) {
 	}
 	return trial.Spec{Key: p.Key, Task: p.Task.ID, TaskDir: taskDir, TaskDigest: p.TaskDigest, Page: page, PageDigest: p.Digest,
 		Model: p.Model, Repair: p.Repair, Candidate: p.Candidate, Variant: p.Variant, Sample: p.Sample,
-		Dir: "trials/" + p.Dir()}, nil
+		Dir: "trials/" + p.Dir(), WorldJudge: p.WorldJudge}, nil
 }
 
 // Plan builds the trials for tasks × sources × samples in a stable order.
@@ -172,11 +202,7 @@ func Plan(tasks []*task.Task, sources []Source, repeat int) ([]Planned, error) {
 func planOne(t *task.Task, c *contract.Contract, td string, src Source, pg candidatePage, dg string, k int) Planned {
 	p := Planned{Task: t, Contract: c, Model: src.Model, Repair: src.Repair, Candidate: pg.name, Page: pg.path, PagesDir: pg.dir, Digest: dg,
 		TaskDigest: td, Sample: k, Params: t.DefaultParams(), Expect: pg.expect, Variant: t.VariantName()}
-	parts := []any{t.ID, td, p.Model, p.Candidate, dg, k, p.Variant}
-	if p.Repair != "" {
-		parts = append(parts, p.Repair) // first-shot keys stay as they were
-	}
-	p.Key = key(parts...)
+	p.Key = p.key()
 	return p
 }
 

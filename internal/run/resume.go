@@ -254,6 +254,9 @@ func reconcile(old *Config, oldLock *Lock, cfg Config, lock Lock, plan []Planned
 		if old.Variants != cfg.Variants {
 			add(Refused, "--variants: %s → %s", orNone(old.Variants), orNone(cfg.Variants))
 		}
+		if old.WorldJudge != cfg.WorldJudge {
+			add(Refused, "world judge: %s → %s", orNone(old.WorldJudge), orNone(cfg.WorldJudge))
+		}
 	}
 	if oldLock != nil {
 		if oldLock.Worldprobe != lock.Worldprobe {

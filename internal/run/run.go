@@ -30,6 +30,9 @@ type Config struct {
 	Tasks    []string `json:"tasks"`
 	Sources  []Source `json:"sources"`
 	Repeat   int      `json:"repeat"`
+	// WorldJudge is how the suite's tasks judged against a rubric are
+	// judged (Planned.WorldJudge); "" without such tasks.
+	WorldJudge string `json:"world_judge,omitempty"`
 }
 
 // Lock pins what the run judged: digests of tasks and candidates and the

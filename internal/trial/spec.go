@@ -54,6 +54,11 @@ type Spec struct {
 	Fingerprint        bool `json:"fingerprint,omitempty"`
 	StopAtFirstFailure bool `json:"stop_at_first_failure,omitempty"`
 	SkipInspect        bool `json:"skip_inspect,omitempty"`
+	// WorldJudge is, for a task judged against a rubric, how its world
+	// judge judges: "offline", or "models" and each role's models
+	// (worldjudge.Options.Judging). It is part of Key, and a worker judges
+	// the trial so or not at all.
+	WorldJudge string `json:"world_judge,omitempty"`
 }
 
 // ResultFile is the file in a trial's folder that holds its result; a
@@ -159,7 +164,7 @@ func (l *Loader) Input(s Spec) (Input, error) {
 	}
 	in := Input{Key: s.Key, Task: t, Contract: c, Params: t.DefaultParams(), Model: s.Model, Repair: s.Repair, Candidate: s.Candidate,
 		Variant: s.Variant, Sample: s.Sample, Dir: filepath.Join(l.RunDir, filepath.FromSlash(s.Dir)),
-		Fingerprint: s.Fingerprint, StopAtFirstFailure: s.StopAtFirstFailure, SkipInspect: s.SkipInspect}
+		Fingerprint: s.Fingerprint, StopAtFirstFailure: s.StopAtFirstFailure, SkipInspect: s.SkipInspect, WorldJudge: s.WorldJudge}
 	if s.Page != "" {
 		in.Page = filepath.Join(l.RunDir, filepath.FromSlash(s.Page))
 		got, err := FileDigest(in.Page)

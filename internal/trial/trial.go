@@ -69,8 +69,11 @@ type Runner struct {
 	// role); nil leaves the assertions after them unjudged.
 	Actor contract.Actor
 	// World makes the judge of a task judged against a rubric (task.yaml
-	// judge:; worldjudge.TrialJudges); nil makes such a trial an error.
-	World func(t *task.Task) (Judge, error)
+	// judge:; worldjudge.TrialJudges), configured as judging names
+	// (Input.WorldJudge: "offline", or the models of its roles; "" for the
+	// runner's own). A configuration the runner cannot judge with is an
+	// error, never another verdict. nil makes such a trial an error.
+	World func(t *task.Task, judging string) (Judge, error)
 }
 
 // DefaultRetries is how many times a trial that missed a deadline under
@@ -227,6 +230,10 @@ type Input struct {
 	// fails to load fails its first probe. For mutation testing, where
 	// only killed-or-not matters.
 	SkipInspect bool
+	// WorldJudge is how the world judge of a task judged against a rubric
+	// judges, as the run planned it (Spec.WorldJudge); "" for the runner's
+	// own configuration.
+	WorldJudge string
 }
 
 // TraceFile is the trial artifact that lists, one JSON object per line,
@@ -246,7 +253,7 @@ func (j *Runner) judges(in Input) ([]Judge, error) {
 		if j.World == nil {
 			return nil, fmt.Errorf("task %s is judged against a rubric (judge:), and this runner has no world judge", in.Task.ID)
 		}
-		w, err := j.World(in.Task)
+		w, err := j.World(in.Task, in.WorldJudge)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", in.Task.ID, err)
 		}
@@ -294,7 +301,11 @@ func (j *Runner) attempt(ctx context.Context, in Input, timeout time.Duration) (
 		insp := &inspect.Inspector{Browser: j.Browser, Resolver: j.Resolver, Options: opts}
 		var r *inspect.Report
 		var err error
-		if j.RealTime {
+		if j.RealTime || t.WorldJudged() {
+			// The world judge opens its own sessions: a tab kept open
+			// here would hold a browser slot while the judge waits for
+			// one (with --jobs 1, or as many world trials as jobs, for
+			// ever).
 			r, err = insp.Inspect(ctx, in.Page)
 		} else {
 			// The load check's tab serves the probes too: the first

@@ -73,6 +73,21 @@ type Options struct {
 	// Models gives the model roles (an *llm.Registry does); nil, or
 	// Offline, judges without models.
 	Models Models
+	// Judging names this configuration as trial keys record it:
+	// JudgingOffline, or "models" and each role's models (the command
+	// that sets the models names them). "" is JudgingOffline when Offline.
+	Judging string
+}
+
+// JudgingOffline names the world judge's configuration without models.
+const JudgingOffline = "offline"
+
+// Name is o's Judging, JudgingOffline for an offline judge left unnamed.
+func (o Options) Name() string {
+	if o.Judging == "" && (o.Offline || o.Models == nil) {
+		return JudgingOffline
+	}
+	return o.Judging
 }
 
 // Report is one world's judgement (judge.json).
@@ -249,7 +264,7 @@ type Score struct {
 
 // NotBuilt is what the judge leaves out, said in every report.
 var NotBuilt = []string{
-	"season frames at the day's time of day (they are time samples)",
+	"season frames at the day's time of day only when about 1.3 days fall within the horizon (the day's length is measured, never read from the page); else each season's view is the first time sample naming it",
 }
 
 // Judge captures the world at path into dir and grades it. The error is

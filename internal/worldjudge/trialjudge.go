@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/worldprobe/worldprobe/internal/browser"
@@ -46,25 +48,53 @@ type TrialJudge struct {
 
 // TrialJudges makes the world judge of each world-judged task, loading
 // its rubric once per folder (a rubric's FILE:LINE problems are the
-// error): the trial runner's World. o is the judge's options without a
-// rubric (Offline, Look, Models, and the capture's horizon and samples).
-func TrialJudges(b *browser.Browser, res *resolve.Resolver, o Options) func(t *task.Task) (trial.Judge, error) {
+// error): the trial runner's World. Each of setups is a configuration the
+// runner can judge with — the judge's options without a rubric (Offline,
+// Look, Models, Judging, and the capture's horizon and samples) —, the
+// first its own: a trial planned with another configuration (the
+// runner's judging argument, Options.Name) gets the setup of that name,
+// and none is an error wrapping ErrOtherJudging.
+func TrialJudges(b *browser.Browser, res *resolve.Resolver, setups ...Options) func(t *task.Task, judging string) (trial.Judge, error) {
 	rubrics := map[string]*rubric.Rubric{}
-	return func(t *task.Task) (trial.Judge, error) {
+	var mu sync.Mutex
+	return func(t *task.Task, judging string) (trial.Judge, error) {
+		if len(setups) == 0 {
+			return nil, errors.New("the world judge has no configuration")
+		}
+		o, ok := setups[0], judging == ""
+		for _, s := range setups {
+			if !ok && s.Name() == judging {
+				o, ok = s, true
+			}
+		}
+		if !ok {
+			var have []string
+			for _, s := range setups {
+				have = append(have, fmt.Sprintf("%q", s.Name()))
+			}
+			return nil, fmt.Errorf("%w: the trial is judged %q, this runner judges %s", ErrOtherJudging, judging, strings.Join(have, " or "))
+		}
 		dir := t.RubricDir()
+		mu.Lock()
 		r, ok := rubrics[dir]
+		mu.Unlock()
 		if !ok {
 			var err error
 			if r, err = rubric.Load(dir); err != nil {
 				return nil, err
 			}
+			mu.Lock()
 			rubrics[dir] = r
+			mu.Unlock()
 		}
-		jo := o
-		jo.Rubric = r
-		return &TrialJudge{Browser: b, Resolver: res, Options: jo}, nil
+		o.Rubric = r
+		return &TrialJudge{Browser: b, Resolver: res, Options: o}, nil
 	}
 }
+
+// ErrOtherJudging: a trial was planned with a world judge configuration
+// (offline, or other models) the runner does not have.
+var ErrOtherJudging = errors.New("another world judge configuration than this runner's")
 
 // Name is "world".
 func (j *TrialJudge) Name() string { return "world" }

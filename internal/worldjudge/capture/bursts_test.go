@@ -170,3 +170,41 @@ func TestWebGLReadsAreTheScreenshots(t *testing.T) {
 		t.Fatalf("reads %+v", r)
 	}
 }
+
+// TestReadsChooseTheCheaperWay: by default the four orbits, the first
+// frames taken with the UI hidden, are taken in turn each way (read back
+// from WebGL, screenshot, read, screenshot) with the CPU time of each
+// measured, drawing included; the cheaper way takes the seven burst
+// frames, and judge.json says which, with the times that decided it.
+func TestReadsChooseTheCheaperWay(t *testing.T) {
+	o := DefaultOptions(islandPixels(t))
+	o.Width, o.Height, o.Coverage = 320, 200, false
+	o.Horizon, o.Samples = 60, 2
+	c, err := Run(context.Background(), h.Browser, h.Resolver, filepath.Join("testdata", "isle", "world.html"), t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Failure != "" {
+		t.Fatalf("failure: %s (errors %v)", c.Failure, c.Errors)
+	}
+	r := c.Reads
+	t.Logf("reads %+v", r)
+	if r.Calibrated != 4 || r.ReadMs <= 0 || r.ShotMs <= 0 || len(r.Differ) != 0 {
+		t.Fatalf("calibration %+v", r)
+	}
+	switch r.Chosen {
+	case "webgl":
+		if r.ShotCPUMs < r.ReadCPUMs || r.WebGL != 9 || r.Screenshots != 2 {
+			t.Fatalf("reads %+v", r)
+		}
+	case "screenshots":
+		if r.ShotCPUMs >= r.ReadCPUMs || r.WebGL != 2 || r.Screenshots != 9 {
+			t.Fatalf("reads %+v", r)
+		}
+	default:
+		t.Fatalf("chosen %q", r.Chosen)
+	}
+	if len(c.Views) != 13 {
+		t.Fatalf("%d views", len(c.Views))
+	}
+}

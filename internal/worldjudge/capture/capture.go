@@ -68,12 +68,16 @@ type Options struct {
 	// measuring what the virtual clock saves (docs/PERFORMANCE.md); its
 	// frames are not reproducible.
 	RealTime bool
-	// Screenshots takes every frame as a screenshot of the canvas, even
-	// with the UI hidden, where the capture otherwise reads the drawn
-	// frame back from WebGL (docs/PERFORMANCE.md: the same pixels for a
-	// fraction of the CPU); CheckReads takes both and lists the frames
-	// whose pixels differ (Capture.Reads).
-	Screenshots, CheckReads bool
+	// How the frames taken with the UI hidden are read. By default the
+	// first calibrationFrames of them are taken in turn each way — drawn
+	// and read back from WebGL in the task that drew them, or drawn and
+	// taken as a screenshot of the canvas — with the CPU time of each
+	// measured, and the way that took less reads the rest (Reads.Chosen;
+	// docs/judge.md).
+	// WebGLReads reads them all from WebGL; Screenshots takes them all as
+	// screenshots; CheckReads takes both for every one and lists the
+	// frames whose pixels differ (Capture.Reads).
+	Screenshots, CheckReads, WebGLReads bool
 	// Biomes, when set, turn on the legend framing: after the bursts the
 	// page is reloaded to the day and each biome its legend names is
 	// clicked and framed (legend.go).
@@ -136,6 +140,16 @@ type DayNight struct {
 	Gap      float64 `json:"gap"`
 	// Pinned: the gap reaches the rubric's day_night_gap.
 	Pinned bool `json:"pinned"`
+	// LengthMs is the day's length fitted to the light probes taken
+	// between the time samples (measure.DayLength), LengthFit the share of
+	// their variance the fit explains and LengthRepeat how much the probes
+	// differ from themselves one such length later (a share of their
+	// range; -1 when less than about 1.3 of it was probed); LengthMs is 0
+	// when no length was found (a fit under 0.5, a repeat over 0.1, or
+	// the real-time capture).
+	LengthMs     float64 `json:"length_ms,omitempty"`
+	LengthFit    float64 `json:"length_fit,omitempty"`
+	LengthRepeat float64 `json:"length_repeat,omitempty"`
 }
 
 // Burst is one still-camera motion burst.
@@ -161,6 +175,9 @@ type Timing struct {
 	Orbits int64 `json:"orbits_ms"`
 	Bursts int64 `json:"bursts_ms"`
 	Legend int64 `json:"legend_ms,omitempty"`
+	// Seasons is the season pass: a reload and the walk through the
+	// day's time of day (seasons.go).
+	Seasons int64 `json:"seasons_ms,omitempty"`
 	// Navigator is the navigator's episodes, a reload to the day included.
 	Navigator int64 `json:"navigator_ms,omitempty"`
 	Total     int64 `json:"total_ms"`
@@ -222,6 +239,19 @@ type Reads struct {
 	// Differ are the frames whose WebGL read and screenshot differ
 	// (with Options.CheckReads only).
 	Differ []string `json:"differ,omitempty"`
+	// Chosen is how the frames after the calibration were read:
+	// "webgl" or "screenshots" (empty: forced by an option, or no frame
+	// was taken with the UI hidden); ReadCPUMs and ShotCPUMs are the CPU
+	// times (the browser's processes and the harness) the calibration
+	// frames taken each way took, drawing included, which decided it;
+	// ReadMs and ShotMs their wall times.
+	Chosen    string  `json:"chosen,omitempty"`
+	ReadCPUMs float64 `json:"read_cpu_ms,omitempty"`
+	ShotCPUMs float64 `json:"shot_cpu_ms,omitempty"`
+	ReadMs    float64 `json:"read_ms,omitempty"`
+	ShotMs    float64 `json:"shot_ms,omitempty"`
+	// Calibrated counts the calibration frames.
+	Calibrated int `json:"calibrated,omitempty"`
 }
 
 // Frames counts the distinct frames saved.
@@ -262,7 +292,7 @@ func Run(ctx context.Context, b *browser.Browser, res *resolve.Resolver, path, o
 		c.Failure = r
 		return c, nil
 	}
-	k := &capturer{c: c, o: o, out: out, doc: 1}
+	k := &capturer{c: c, o: o, out: out, doc: 1, b: b}
 	start := time.Now()
 	defer func() { c.Timing.Total = time.Since(start).Milliseconds() }()
 	s, err := session.Open(ctx, b, res, path, session.Config{
@@ -343,6 +373,13 @@ type capturer struct {
 	// hidden: the page's UI is hidden (hud), so a frame is the canvas
 	// alone and may be read back from WebGL (readAt).
 	hidden bool
+	// seasonLeast is, per season, how often the time sample naming it
+	// least named it (the UI's constant text); dayFrames the day's length
+	// in frames (0: unknown).
+	seasonLeast map[string]int
+	dayFrames   int
+	// b is the browser, for the CPU time of the reads' calibration.
+	b *browser.Browser
 }
 
 // frame is the current document's frame: the virtual clock's, or with
@@ -416,8 +453,40 @@ func (k *capturer) run(ctx context.Context) error {
 	}
 	var lumas []float64
 	counts := make([]map[string]int, 0, n)
+	var probeFrames []int
+	var probeLumas []float64
 	for i, f := range frames {
-		v, err := k.frameAt(ctx, f, fmt.Sprintf("time_%02d", i), "time")
+		if i > 0 && !o.RealTime {
+			// Light probes between the samples, for the day's length.
+			for q := 1; q < lightProbes; q++ {
+				pf := frames[i-1] + (f-frames[i-1])*q/lightProbes
+				if pf <= k.frame() {
+					continue
+				}
+				l, err := k.lightAt(ctx, pf)
+				if err != nil {
+					return fmt.Errorf("light probe at %.2f s: %w", float64(pf)/o.FPS, pageErr{err})
+				}
+				if l >= 0 {
+					probeFrames, probeLumas = append(probeFrames, pf), append(probeLumas, l)
+				}
+			}
+		}
+		name := fmt.Sprintf("time_%02d", i)
+		var v View
+		var err error
+		if o.RealTime {
+			v, err = k.frameAt(ctx, f, name, "time")
+		} else {
+			// The sample is a light probe too (drawn anyway).
+			var l float64
+			if l, err = k.lightAt(ctx, f); err == nil {
+				if l >= 0 {
+					probeFrames, probeLumas = append(probeFrames, f), append(probeLumas, l)
+				}
+				v, err = k.shot(ctx, name, "time")
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("time sample %d (%.0f s): %w", i, float64(f)/o.FPS, pageErr{err})
 		}
@@ -429,6 +498,7 @@ func (k *capturer) run(ctx context.Context) error {
 	day, night := c.Views[dn.Day], c.Views[dn.Night]
 	c.DayNight = &DayNight{Day: day.Name, Night: night.Name, DayMs: day.PageMs, NightMs: night.PageMs, DayLuma: day.Luma, NightLum: night.Luma, Gap: dn.Gap, Pinned: dn.Pinned}
 	c.Aliases = append(c.Aliases, Alias{Name: "overview", Of: day.Name})
+	k.dayLength(probeFrames, probeLumas)
 	k.seasons(counts)
 	// 2. The legend's camera flights, in this document (no frames drawn):
 	// where the page's camera comes to rest after each biome's click.
@@ -467,6 +537,13 @@ func (k *capturer) run(ctx context.Context) error {
 	if err := k.takeCoverage(ctx); err != nil {
 		return fmt.Errorf("coverage: %w", pageErr{err})
 	}
+	// 6. The seasons at the day's time of day, in a fresh document
+	// (seasons.go).
+	t = time.Now()
+	if err := k.seasonViews(ctx, day); err != nil {
+		return err
+	}
+	c.Timing.Seasons = time.Since(t).Milliseconds()
 	if len(o.Biomes) == 0 || o.Navigator == nil {
 		return nil
 	}
@@ -542,7 +619,13 @@ func (k *capturer) hud(ctx context.Context, show bool) error {
 func (k *capturer) frameAt(ctx context.Context, f int, name, kind string) (View, error) {
 	steps := max(1, f-k.frame())
 	if k.hidden && !k.o.RealTime && !k.o.Screenshots {
-		return k.readAt(ctx, steps, name, kind)
+		if k.calibrating() {
+			return k.calibrationFrame(ctx, steps, name, kind)
+		}
+		if k.c.Reads.Chosen != readShots {
+			return k.readAt(ctx, steps, name, kind)
+		}
+		k.c.Reads.Screenshots++
 	}
 	if _, err := k.advance(ctx, steps, true); err != nil {
 		return View{}, err
@@ -688,11 +771,13 @@ var seasonOrder = []string{"spring", "summer", "autumn", "winter"}
 // count). Its view is the first sample showing it.
 func (k *capturer) seasons(counts []map[string]int) {
 	first := map[string]int{}
+	k.seasonLeast = map[string]int{}
 	for _, s := range seasonOrder {
 		least := math.MaxInt
 		for _, m := range counts {
 			least = min(least, m[s])
 		}
+		k.seasonLeast[s] = least
 		for i, m := range counts {
 			if m[s] > least {
 				k.c.Views[i].Seasons = append(k.c.Views[i].Seasons, s)

@@ -74,6 +74,11 @@ func TestCaptureOfASmallWorld(t *testing.T) {
 	if !reflect.DeepEqual(c.Seasons, []string{"spring", "summer", "autumn", "winter"}) {
 		t.Fatalf("seasons %v (%s)", c.Seasons, c.SeasonsNote)
 	}
+	// One day sampled (60 s): no day length, so the season views stay
+	// the first time samples naming them, and the note says why.
+	if dn.LengthMs != 0 || dn.LengthRepeat != -1 || !strings.Contains(c.SeasonsNote, "; not at the day's time of day: no day length was found in the light probes") {
+		t.Fatalf("day length %v (repeat %v), note %q", dn.LengthMs, dn.LengthRepeat, c.SeasonsNote)
+	}
 	wantAliases := []Alias{{"overview", dn.Day}, {"season_spring", "time_00"}, {"season_summer", "time_02"}, {"season_autumn", "time_03"}, {"season_winter", "time_04"}}
 	if !reflect.DeepEqual(c.Aliases, wantAliases) {
 		t.Fatalf("aliases %v", c.Aliases)

@@ -16,6 +16,28 @@
   // one wins.
   let readArmed = false;
   let read = null;
+  // A light probe armed for the next drawn frame: the mean luma of the
+  // lit pixels (brighter than voidMax in some channel) of the right 80 %
+  // of the drawing buffer, every 4th pixel each way, read right after the
+  // render to the screen (the day length's samples; see lightProbe).
+  let lumaArmed = null;
+  let luma = -1;
+  const lightProbe = (r) => {
+    try {
+      const gl = r.getContext();
+      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+      const px = new Uint8Array(w * h * 4);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      let sum = 0, n = 0;
+      for (let y = 0; y < h; y += 4) {
+        for (let x = Math.ceil(w * 0.2); x < w; x += 4) {
+          const i = (y * w + x) * 4, R = px[i], G = px[i + 1], B = px[i + 2];
+          if (Math.max(R, G, B) > lumaArmed) { sum += 0.299 * R + 0.587 * G + 0.114 * B; n++; }
+        }
+      }
+      luma = n ? sum / n : 0;
+    } catch (e) { luma = -1; }
+  };
   const readBack = (r) => {
     try {
       const gl = r.getContext();
@@ -92,6 +114,7 @@
           try {
             const out = inner.apply(this, arguments);
             if (readArmed && toScreen && camera && camera.isCamera) readBack(this);
+            if (lumaArmed !== null && toScreen && camera && camera.isCamera) lightProbe(this);
             return out;
           } finally {
             if (saved) {
@@ -113,6 +136,8 @@
     setPose: (p) => { pose = Array.from(p).slice(0, 6).map(Number); return pose.every(Number.isFinite); },
     clearPose: () => { pose = null; },
     armRead: () => { readArmed = true; read = null; return true; },
+    armLuma: (voidMax) => { lumaArmed = Number(voidMax) || 0; luma = -1; return true; },
+    takeLuma: () => { lumaArmed = null; return luma; },
     takeRead,
     camera: () => {
       if (!last || !last.matrixWorld) return 'null';
