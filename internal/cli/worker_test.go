@@ -59,12 +59,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	suite := filepath.Join("..", "queue", "testdata", "suite")
 
-	runCmd := worldprobeCommand(t, "run", suite, "--oracle", "--fixtures", "--repeat", "2", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
-	var runOut, runErr strings.Builder
-	runCmd.Stdout, runCmd.Stderr = &runOut, &runErr
-	require.NoError(t, runCmd.Start())
-	runDone := make(chan error, 1)
-	go func() { runDone <- runCmd.Wait() }()
+	enq := startCommand(t, "run", suite, "--oracle", "--fixtures", "--repeat", "2", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
 
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
@@ -116,12 +111,12 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 		t.Fatalf("worker B did not drain the queue:\n%s", bLines)
 	}
 	select {
-	case err := <-runDone:
-		require.NoError(t, err, "run:\n%s\n%s", runErr.String(), runOut.String())
+	case err := <-enq.done:
+		require.NoError(t, err, "run:\n%s\n%s", enq.stderr.String(), enq.stdout.String())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("run did not end:\n%s", runErr.String())
+		t.Fatalf("run did not end:\n%s", enq.stderr.String())
 	}
-	require.Contains(t, runOut.String(), "8 trials (8 run, 0 kept)")
+	require.Contains(t, enq.stdout.String(), "8 trials (8 run, 0 kept)")
 	require.Contains(t, bLines.String(), "judged "+victim[0]+":", "worker B judged the killed worker's trial")
 
 	// Every trial once: eight keys in the database, eight result.json.
@@ -188,4 +183,24 @@ func TestQueueFlagsUsage(t *testing.T) {
 		require.Contains(t, stderr, c.want, c.args)
 		require.NotContains(t, stderr, "secret")
 	}
+}
+
+// startedCommand is a worldprobe process a test started and lets run
+// beside it, its output kept.
+type startedCommand struct {
+	stdout, stderr strings.Builder
+	// done receives the process's end (its Wait).
+	done chan error
+}
+
+// startCommand starts the worldprobe binary with args (see
+// worldprobeCommand) and returns at once.
+func startCommand(t *testing.T, args ...string) *startedCommand {
+	t.Helper()
+	c := &startedCommand{done: make(chan error, 1)}
+	cmd := worldprobeCommand(t, args...)
+	cmd.Stdout, cmd.Stderr = &c.stdout, &c.stderr
+	require.NoError(t, cmd.Start())
+	go func() { c.done <- cmd.Wait() }()
+	return c
 }

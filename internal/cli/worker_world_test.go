@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,12 +40,7 @@ func TestWorkerJudgesWorlds(t *testing.T) {
 
 	url := pgtest.Start(t).NewDB(t)
 	out := filepath.Join(t.TempDir(), "queued")
-	runCmd := worldprobeCommand(t, "run", worldSuite(), "--oracle", "--offline", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
-	var runOut, runErr strings.Builder
-	runCmd.Stdout, runCmd.Stderr = &runOut, &runErr
-	require.NoError(t, runCmd.Start())
-	runDone := make(chan error, 1)
-	go func() { runDone <- runCmd.Wait() }()
+	enq := startCommand(t, "run", worldSuite(), "--oracle", "--offline", "--db", url, "--jobs", "0", "--out", out, "--web", webDir(t))
 
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
@@ -58,7 +52,7 @@ func TestWorkerJudgesWorlds(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var args []byte
 		return conn.QueryRow(ctx, `SELECT args->'spec' FROM river_job WHERE kind = 'trial'`).Scan(&args) == nil && json.Unmarshal(args, &spec) == nil
-	}, 120*time.Second, 100*time.Millisecond, "the run enqueues the trial: %s", &runErr)
+	}, 120*time.Second, 100*time.Millisecond, "the run enqueues the trial: %s", &enq.stderr)
 	require.Equal(t, "offline", spec.WorldJudge, "the job says how its world is judged")
 	require.Equal(t, want.Key, spec.Key, "the same trial as the local run's, judged the same way")
 
@@ -77,13 +71,13 @@ func TestWorkerJudgesWorlds(t *testing.T) {
 		t.Fatalf("the worker did not drain the queue:\n%s", workerErr)
 	}
 	select {
-	case err := <-runDone:
-		require.NoError(t, err, "run:\n%s\n%s", &runErr, &runOut)
+	case err := <-enq.done:
+		require.NoError(t, err, "run:\n%s\n%s", &enq.stderr, &enq.stdout)
 	case <-time.After(60 * time.Second):
-		t.Fatalf("run did not end:\n%s", &runErr)
+		t.Fatalf("run did not end:\n%s", &enq.stderr)
 	}
 	require.Regexp(t, `(?m)^judged \S+: ok$`, workerErr.String(), "the worker judged the trial")
-	require.Contains(t, runOut.String(), "1 trials (1 run, 0 kept)")
+	require.Contains(t, enq.stdout.String(), "1 trials (1 run, 0 kept)")
 
 	trials := readTrials(t, out)
 	require.Len(t, trials, 1)
