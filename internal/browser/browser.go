@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -59,7 +60,19 @@ type Options struct {
 	// runs as root; empty means $WORLDPROBE_BROWSER_USER, else
 	// DefaultBrowserUser.
 	BrowserUser string
+	// TabOpenTimeout is how long opening a tab may take before the
+	// browser is deemed stuck (ErrBrowserStuck); 0 means
+	// DefaultTabOpenTimeout.
+	TabOpenTimeout time.Duration
 }
+
+// DefaultTabOpenTimeout bounds the opening of a tab: a few seconds on a
+// loaded machine, so minutes mean a browser that no longer answers.
+const DefaultTabOpenTimeout = 3 * time.Minute
+
+// ErrBrowserStuck: the browser did not open a tab in time. Infrastructure
+// trouble, never a page's fault (no page is loaded yet).
+var ErrBrowserStuck = errors.New("the browser did not answer")
 
 // Browser is one running Chromium process.
 type Browser struct {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -96,4 +98,31 @@ func TestBrowserEnvironmentHasNoSecrets(t *testing.T) {
 			require.NotContains(t, []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WORLDPROBE_CANARY"}, name)
 		}
 	}
+}
+
+// TestStuckBrowserIsNotWaitedForever: a browser that stops answering (its
+// process stopped with SIGSTOP) makes opening a tab fail with
+// ErrBrowserStuck once TabOpenTimeout has passed, rather than keep the
+// trial waiting for ever; answering again, it opens tabs again.
+func TestStuckBrowserIsNotWaitedForever(t *testing.T) {
+	ctx := context.Background()
+	b, err := browser.Launch(ctx, browser.Options{Jobs: 1, TabOpenTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	defer b.Close()
+	pid := b.PID()
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	start := time.Now()
+	_, err = b.NewPage(ctx, nil)
+	require.ErrorIs(t, err, browser.ErrBrowserStuck)
+	require.ErrorContains(t, err, "opening a browser tab: the browser did not answer within 2s")
+	require.GreaterOrEqual(t, time.Since(start), 2*time.Second)
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	p, err := b.NewPage(ctx, nil)
+	require.NoError(t, err, "the slot of the failed opening was given back")
+	_, err = chromedp.Run(p.Context(), chromedp.Navigate("data:text/html,<p>hi</p>"))
+	require.NoError(t, err)
+	p.Close()
 }

@@ -1,7 +1,9 @@
 package browser
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -55,12 +57,22 @@ func (b *Browser) NewPage(ctx context.Context, listener func(ev any)) (*Page, er
 	}
 	tctx, cancel := chromedp.NewContext(b.ctx, opts...)
 	// The tab lives as long as the context of its first run, so that run
-	// gets tctx itself; ctx may still cut the opening short.
-	unhook := context.AfterFunc(ctx, cancel)
+	// gets tctx itself; ctx may still cut the opening short, and so may
+	// the browser's not answering (a stuck browser would otherwise keep
+	// the trial waiting for ever).
+	limit := cmp.Or(b.opts.TabOpenTimeout, DefaultTabOpenTimeout)
+	openCtx, stopOpen := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w within %s", ErrBrowserStuck, limit))
+	defer stopOpen()
+	unhook := context.AfterFunc(openCtx, cancel)
 	err := chromedp.Do(tctx)
-	unhook()
 	if err == nil {
 		err = denyDownloads(tctx, chromedp.FromContext(tctx).BrowserContextID)
+	}
+	if !unhook() && err == nil {
+		err = context.Cause(openCtx) // cut short just as it opened
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(openCtx), ErrBrowserStuck) {
+		err = fmt.Errorf("%w (%v)", context.Cause(openCtx), err)
 	}
 	if err != nil {
 		cancel()
