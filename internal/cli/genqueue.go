@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/spf13/pflag"
@@ -83,7 +82,7 @@ func runGenQueued(ctx context.Context, io IO, o *GenOptions, mode repair.Mode, t
 	} else {
 		where = filepath.Join(o.Out, "queue.db")
 		// This process's own queue, as a local run's (queueFlags.open).
-		cfg.StopGrace, cfg.ShortBackoff, cfg.Private = time.Millisecond, true, true
+		cfg.Private = true
 		if err = os.MkdirAll(o.Out, 0o755); err == nil {
 			q, err = queue.OpenSQLite(ctx, where, cfg)
 		}

@@ -110,7 +110,7 @@ func (f *queueFlags) open(ctx context.Context, io IO, out string, jobs int, runn
 		// an interrupted run stops its trials at once (they are
 		// judged again on resume) and a failed trial is retried
 		// within half a minute.
-		cfg.StopGrace, cfg.ShortBackoff, cfg.Private = time.Millisecond, true, true
+		cfg.Private = true
 		// River's own notices (a stop cutting trials short) are this
 		// process's business here; its errors still show.
 		cfg.Logger = slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelError}))

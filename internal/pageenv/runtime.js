@@ -407,7 +407,6 @@
   // call only counts: the count is in status() (consoleDropped), and a
   // same-origin child frame adds its own to the page's.
   const consoleCap = 500;
-  let consoleCalls = 0;
   let consoleDropped = 0;
   const dropConsole = () => {
     if (forward !== null) {
@@ -415,23 +414,32 @@
     }
     consoleDropped++;
   };
-  if (G.console !== null && typeof G.console === 'object') {
-    const con = G.console;
-    for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert',
-      'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp', 'clear']) {
-      const real = con[name];
+  // capCalls replaces the named methods of obj by ones that together call
+  // the real methods cap times, and after that only call over(); self,
+  // when given, is the receiver of every real call (else the caller's),
+  // and skip(name, args) says a call does nothing and is not counted.
+  const capCalls = (obj, names, cap, over, self, skip) => {
+    let calls = 0;
+    for (const name of names) {
+      const real = obj[name];
       if (typeof real !== 'function') continue;
       const wrapped = {
         [name](...args) {
-          // A passing assertion prints nothing.
-          if (name === 'assert' && args[0]) return undefined;
-          if (consoleCalls >= consoleCap) { dropConsole(); return undefined; }
-          consoleCalls++;
-          return apply(real, con, args);
+          if (skip && skip(name, args)) return undefined;
+          if (calls >= cap) { over(); return undefined; }
+          calls++;
+          return apply(real, self === undefined ? this : self, args);
         },
       }[name];
-      try { ObjectDefine(con, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
+      try { ObjectDefine(obj, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
     }
+  };
+  if (G.console !== null && typeof G.console === 'object') {
+    capCalls(G.console, ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert',
+      'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp', 'clear'],
+      consoleCap, dropConsole, G.console,
+      // A passing assertion prints nothing.
+      (name, args) => name === 'assert' && args[0]);
   }
 
   // ---- Blobs: a budget of live bytes a page ----
@@ -497,24 +505,10 @@
   // drops the call (the URL and the state stay as they were) and records a
   // history_flood once; the count does not depend on real time.
   if (G.History && G.History.prototype) {
-    const historyCap = 200;
-    let historyCalls = 0;
     let historyFlooded = false;
-    for (const name of ['pushState', 'replaceState']) {
-      const real = G.History.prototype[name];
-      if (typeof real !== 'function') continue;
-      const wrapped = {
-        [name](...args) {
-          if (historyCalls >= historyCap) {
-            if (!historyFlooded) { historyFlooded = true; record(log.events, { kind: 'history_flood', frame }); }
-            return undefined;
-          }
-          historyCalls++;
-          return apply(real, this, args);
-        },
-      }[name];
-      try { ObjectDefine(G.History.prototype, name, { __proto__: null, value: wrapped, writable: true, enumerable: true, configurable: true }); } catch (e) { /* leave it */ }
-    }
+    capCalls(G.History.prototype, ['pushState', 'replaceState'], 200, () => {
+      if (!historyFlooded) { historyFlooded = true; record(log.events, { kind: 'history_flood', frame }); }
+    });
   }
 
   // ---- the synthetic microphone (docs/audio.md) ----

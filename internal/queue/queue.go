@@ -93,13 +93,12 @@ type Config struct {
 	// a job it finds running was left by a process that ended mid-trial
 	// (kill -9, a power cut): it is made available again at once rather
 	// than after RescueAfter, and counted in [Queue.Rescued]. Its jobs
-	// have no time limit (RescueAfter does not apply).
+	// have no time limit (RescueAfter does not apply), and it is for a
+	// user who waits: a stop cuts its jobs short at once (StopGrace 1 ms
+	// unless set; they run again on resume) and a failed job is retried
+	// after attempt² seconds (1, 4, 9, 16 s at the default attempts)
+	// rather than River's attempt⁴ (about six minutes).
 	Private bool
-	// ShortBackoff retries a failed job after attempt² seconds (1, 4, 9,
-	// 16 s: half a minute in all at the default attempts) rather than
-	// River's attempt⁴ (about six minutes): for a local run, whose user
-	// waits for it, where a fault that outlasts that is not passing.
-	ShortBackoff bool
 	// Progress, when set, gets a line when a worker of this process
 	// starts a trial ("judging DIR (job ID, attempt N)") and when it has
 	// saved its result ("judged DIR: OUTCOME").
@@ -228,6 +227,9 @@ func withDefaults(cfg Config, poll time.Duration) Config {
 	}
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
+		if cfg.Private {
+			cfg.StopGrace = time.Millisecond
+		}
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -274,10 +276,8 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], q *Queue) (client, error
 		// the jobs say who ran what and how often.
 		CompletedJobRetentionPeriod: 7 * 24 * time.Hour,
 	}
-	if q.cfg.ShortBackoff {
-		cfg.RetryPolicy = squareBackoff{}
-	}
 	if q.cfg.Private {
+		cfg.RetryPolicy = squareBackoff{}
 		// No other process can take a job over, and a job left by a
 		// process that ended is taken up as the queue opens: no rescue,
 		// so no time limit either (as in the pool, a trial's own
