@@ -22,12 +22,17 @@
   // render to the screen (the day length's samples; see lightProbe).
   let lumaArmed = null;
   let luma = -1;
+  // pixelsOf reads renderer r's whole drawing buffer back (rows bottom up).
+  const pixelsOf = (r) => {
+    const gl = r.getContext();
+    const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+    const px = new Uint8Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    return { w, h, px };
+  };
   const lightProbe = (r) => {
     try {
-      const gl = r.getContext();
-      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
-      const px = new Uint8Array(w * h * 4);
-      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      const { w, h, px } = pixelsOf(r);
       let sum = 0, n = 0;
       for (let y = 0; y < h; y += 4) {
         for (let x = Math.ceil(w * 0.2); x < w; x += 4) {
@@ -40,11 +45,7 @@
   };
   const readBack = (r) => {
     try {
-      const gl = r.getContext();
-      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
-      const px = new Uint8Array(w * h * 4);
-      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
-      read = { canvas: r.domElement, w, h, px };
+      read = { canvas: r.domElement, ...pixelsOf(r) };
     } catch (e) { read = { error: String(e) }; }
   };
   // takeRead returns the armed read as {w, h, rgb} (base64, rows top
