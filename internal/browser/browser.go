@@ -159,7 +159,7 @@ func Flags(width, height int) map[string]any {
 		"disable-dev-shm-usage":                  true,
 		"disable-extensions":                     true,
 		"disable-breakpad":                       true,
-		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication,IsolateSandboxedIframes," + noOmniboxPopup,
+		"disable-features":                       "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication,IsolateSandboxedIframes," + noOmniboxPopup + "," + noDeferAfterInput,
 		"enable-features":                        "NetworkServiceSandbox",
 		"metrics-recording-only":                 true,
 		"password-store":                         "basic",
@@ -179,6 +179,17 @@ func Flags(width, height int) map[string]any {
 // behaviour. Both WebUIOmniboxPopup and WebUIOmniboxAimPopup must be off
 // for the renderer to go; WebUIOmniboxFullPopup is the third variant.
 const noOmniboxPopup = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
+
+// noDeferAfterInput switches off Blink's DeferRendererTasksAfterInput.
+// After a discrete input event (a click, a key) that scheduler policy holds
+// back the page's other tasks — the runtime's MessageChannel turn between
+// stepped frames among them — until the next real frame is presented, up
+// to one vsync (16.7 ms) of idle waiting. The harness steps a frame after
+// nearly every input, so a trial spent about a sixth of its wall time
+// there (docs/PERFORMANCE.md, "The idle quarter"). It is a latency policy
+// for people at a screen: tasks still run in the order they were posted,
+// only sooner, and the page's clock is virtual either way.
+const noDeferAfterInput = "DeferRendererTasksAfterInput"
 
 // Launch starts Chromium and waits until it answers.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {

@@ -21,16 +21,19 @@ const EnvCPULedger = "WORLDPROBE_CPU_LEDGER"
 // Charge of nested ones counts, so a phase's time is its own and its
 // callees'.
 type ledger struct {
-	mu      sync.Mutex
-	depth   int
-	phase   string
-	start   pidTimes
-	self    time.Duration
-	byPhase map[string]CPUTimes
-	counts  map[string]int
-	first   pidTimes
-	first0  time.Duration
-	peak    pidTimes
+	mu       sync.Mutex
+	depth    int
+	phase    string
+	start    pidTimes
+	self     time.Duration
+	byPhase  map[string]CPUTimes
+	counts   map[string]int
+	began    time.Time
+	wall     map[string]time.Duration
+	launched time.Time
+	first    pidTimes
+	first0   time.Duration
+	peak     pidTimes
 }
 
 // pidTimes is one reading of every live browser process: pid → kind and
@@ -86,7 +89,7 @@ func (b *Browser) Charge(phase string) (end func()) {
 	if l.depth > 1 {
 		return l.leave
 	}
-	l.phase, l.start, l.self = phase, b.readPIDs(), processCPU()
+	l.phase, l.start, l.self, l.began = phase, b.readPIDs(), processCPU(), time.Now()
 	l.note(l.start)
 	return func() {
 		l.mu.Lock()
@@ -109,6 +112,7 @@ func (b *Browser) Charge(phase string) (end func()) {
 			acc[k] += v
 		}
 		l.counts[l.phase]++
+		l.wall[l.phase] += time.Since(l.began)
 	}
 }
 
@@ -139,8 +143,8 @@ func (b *Browser) WriteCPULedger(w io.Writer) {
 	l.note(b.readPIDs())
 	total := l.peak.since(l.first)
 	total["harness"] = processCPU() - l.first0
-	var charged time.Duration
-	fmt.Fprintf(w, "CPU ledger (ms; %d phases):\n", len(l.byPhase))
+	var charged, wall time.Duration
+	fmt.Fprintf(w, "CPU ledger (ms; %d phases), each with its own wall time:\n", len(l.byPhase))
 	for _, phase := range slices.Sorted(maps.Keys(l.byPhase)) {
 		c := l.byPhase[phase]
 		var sum time.Duration
@@ -148,13 +152,14 @@ func (b *Browser) WriteCPULedger(w io.Writer) {
 			sum += v
 		}
 		charged += sum
-		fmt.Fprintf(w, "  %-28s %5d× total %7.0f: %s\n", phase, l.counts[phase], ms(sum), c.format())
+		wall += l.wall[phase]
+		fmt.Fprintf(w, "  %-28s %5d× wall %7.0f total %7.0f: %s\n", phase, l.counts[phase], ms(l.wall[phase]), ms(sum), c.format())
 	}
 	var all time.Duration
 	for _, v := range total {
 		all += v
 	}
-	fmt.Fprintf(w, "  %-28s        total %7.0f (charged to phases %.0f): %s\n", "all since launch", ms(all), ms(charged), total.format())
+	fmt.Fprintf(w, "  %-28s        wall %7.0f total %7.0f (charged to phases %.0f in %.0f wall): %s\n", "all since launch", ms(time.Since(l.launched)), ms(all), ms(charged), ms(wall), total.format())
 }
 
 func (c CPUTimes) format() string {
@@ -185,7 +190,15 @@ func newLedger(b *Browser) *ledger {
 		return nil
 	}
 	first := b.readPIDs()
-	return &ledger{byPhase: map[string]CPUTimes{}, counts: map[string]int{}, first: pidTimes{}, first0: processCPU(), peak: first}
+	l := emptyLedger()
+	l.first0, l.peak = processCPU(), first
+	return l
+}
+
+// emptyLedger is a ledger with nothing charged yet, started now.
+func emptyLedger() *ledger {
+	return &ledger{byPhase: map[string]CPUTimes{}, counts: map[string]int{}, wall: map[string]time.Duration{},
+		launched: time.Now(), first: pidTimes{}, peak: pidTimes{}}
 }
 
 // CPUReading is the CPU time used so far by every live process of a

@@ -39,12 +39,15 @@ func TestChargeCountsOnlyTheOutermostPhase(t *testing.T) {
 	b.WriteCPULedger(&out)
 	require.Empty(t, out.String())
 
-	b.ledger = &ledger{byPhase: map[string]CPUTimes{}, counts: map[string]int{}, first: pidTimes{}, peak: pidTimes{}}
+	b.ledger = emptyLedger()
 	end := b.Charge("restart")
 	b.Charge("eval")()
+	time.Sleep(20 * time.Millisecond)
 	end()
 	b.Charge("eval")()
 	require.Equal(t, map[string]int{"restart": 1, "eval": 1}, b.ledger.counts)
+	require.GreaterOrEqual(t, b.ledger.wall["restart"], 20*time.Millisecond, "the outer phase's wall time holds the inner one's")
+	require.Less(t, b.ledger.wall["eval"], 20*time.Millisecond)
 	b.WriteCPULedger(&out)
 	require.Contains(t, out.String(), "CPU ledger (ms; 2 phases)")
 	require.Contains(t, out.String(), "restart")

@@ -50,6 +50,9 @@
   const SetValues = Set.prototype.values;
   const SetIterNext = ObjectGetProto(new Set().values()).next;
   const PortPostMessage = MessagePort.prototype.postMessage;
+  // The runtime's own DOM insertions go through the browser's appendChild,
+  // not the page-visible one that counts network-capable calls.
+  const NodeAppendChild = G.Node ? G.Node.prototype.appendChild : null;
   // apply calls fn without looking anything up on Function.prototype, which
   // a page may have replaced.
   const apply = (fn, self, args) => ReflectApply(fn, self, args);
@@ -1524,7 +1527,7 @@
       const st = d.createElement('style');
       st.id = '__wp-no-caret';
       st.textContent = '*, *::before, *::after { caret-color: transparent !important; }';
-      (d.head || d.documentElement).appendChild(st);
+      apply(NodeAppendChild, d.head || d.documentElement, [st]);
     } catch (e) { /* a hostile document; captures may then show a caret */ }
   }
 
@@ -2655,7 +2658,12 @@
     inputSettled,
     readState,
     pending: () => pendingLoads,
+    netCalls: () => netCalls,
     canvasRect: () => JSONStringify(canvasRect()),
+    // captureRect is canvasRect before a screenshot: carets are hidden
+    // first. The screenshot itself waits for a frame that shows the
+    // canvas's last drawing (Page.captureScreenshot forces a redraw).
+    captureRect: () => { hideCarets(); return JSONStringify(canvasRect()); },
     objectInfo,
     taggedInfo,
     xrView: (ref) => xrView(ref),

@@ -25,8 +25,19 @@ type CanvasRect struct {
 // Canvas returns the box of the canvas last rendered to (or the largest).
 func (s *Session) Canvas(ctx context.Context) (CanvasRect, error) {
 	defer s.charge("query")()
+	return s.canvasRect(ctx, "window.__wp.canvasRect()")
+}
+
+// captureRect is Canvas before a screenshot: it also hides text carets,
+// which blink on real time.
+func (s *Session) captureRect(ctx context.Context) (CanvasRect, error) {
+	defer s.charge("pixels")()
+	return s.canvasRect(ctx, "window.__wp.captureRect()")
+}
+
+func (s *Session) canvasRect(ctx context.Context, expr string) (CanvasRect, error) {
 	var raw string
-	if err := s.eval(ctx, s.cfg.CallTimeout, "window.__wp.canvasRect()", false, &raw); err != nil {
+	if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &raw); err != nil {
 		return CanvasRect{}, err
 	}
 	var r *struct{ Left, Top, Width, Height float64 }
@@ -717,17 +728,17 @@ type Pixels struct {
 	PNG   []byte
 }
 
-// CanvasPixels presents the current frame and captures the canvas; it
-// returns ErrUndrawn when that frame's draw calls were skipped.
+// CanvasPixels captures the canvas as the current frame drew it; it
+// returns ErrUndrawn when that frame's draw calls were skipped. There is
+// no wait for real frames first (Present): the screenshot forces a redraw
+// and waits for it, and that redraw shows the canvas's last drawing even
+// when drawing takes the GPU longer than a frame (TestCaptureShowsTheLastDrawnFrame).
 func (s *Session) CanvasPixels(ctx context.Context) (Pixels, error) {
 	defer s.charge("pixels")()
 	if !s.Drawn() {
 		return Pixels{}, fmt.Errorf("reading the canvas at frame %d: %w", s.Frame(), ErrUndrawn)
 	}
-	if err := s.Present(ctx); err != nil {
-		return Pixels{}, err
-	}
-	r, err := s.Canvas(ctx)
+	r, err := s.captureRect(ctx)
 	if err != nil {
 		return Pixels{}, err
 	}

@@ -214,6 +214,7 @@ func (s *Session) block(ctx context.Context, ev *fetch.EventRequestPaused, raw, 
 // before the next frame however fast or loaded the machine is.
 func (s *Session) WaitIdle(ctx context.Context) error {
 	deadline := time.Now().Add(s.cfg.CallTimeout)
+	net := int64(-1) // the page's count of network-capable calls when quiet
 	for quiet := 0; quiet < 2; {
 		if time.Now().After(deadline) {
 			// A page that keeps loading forever is still stepped, but a wait
@@ -231,16 +232,17 @@ func (s *Session) WaitIdle(ctx context.Context) error {
 		}
 		before := s.started.Load()
 		// Runtime.evaluate runs on the page's main thread, so it returns only
-		// when the page's current task is done.
-		var pending int
-		expr := "window.__wp ? window.__wp.pending() : 0"
+		// when the page's current task is done. The reply is the page's
+		// tracked loads and its count of network-capable calls.
+		var reply [2]int64
+		expr := "window.__wp ? [window.__wp.pending(), window.__wp.netCalls()] : [0, -1]"
 		if s.cfg.Plain {
-			expr = "0"
+			expr = "[0, -1]"
 		}
-		if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &pending); err != nil {
+		if err := s.eval(ctx, s.cfg.CallTimeout, expr, false, &reply); err != nil {
 			return err
 		}
-		if pending > 0 {
+		if reply[0] > 0 {
 			quiet = 0
 			if err := s.pause(ctx, 5*time.Millisecond); err != nil {
 				return err
@@ -251,11 +253,19 @@ func (s *Session) WaitIdle(ctx context.Context) error {
 			return err
 		}
 		if s.inflight.Load() == 0 && s.started.Load() == before {
-			quiet++
+			if quiet > 0 && reply[1] != net {
+				quiet = 1 // the page made a call that started nothing yet
+			} else {
+				quiet++
+			}
+			net = reply[1]
 		} else {
 			quiet = 0
 		}
 	}
+	// Quiet: the next Step need not wait again unless the page makes a
+	// network-capable call or a request reaches the harness before it.
+	s.netSeen, s.startedSeen = net, s.started.Load()
 	return nil
 }
 

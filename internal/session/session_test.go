@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"image/png"
 	"log/slog"
 	"math"
 	"path/filepath"
@@ -362,14 +364,64 @@ func TestLateLoadsLandBeforeTheNextFrame(t *testing.T) {
 	// comes after 2 + 3 = 5 frames.
 	want := loads{Frame: 60, Fetched: 11, Image: 21, Timer: 32, Handler: 6}
 	require.Equal(t, want, run([]int{2, 3, 55}))
-	// The waits: before the first frame, after the key press, and after each
-	// of the frames 10, 20 and 31 that asked for something.
-	require.Equal(t, 5, lastWaits, "frames that ask for nothing do not wait")
+	// The waits: after the key press, and after each of the frames 10, 20
+	// and 31 that asked for something. None before the first frame: the
+	// load's own wait saw the network quiet, and nothing happened since.
+	require.Equal(t, 4, lastWaits, "frames that ask for nothing do not wait")
 	ones := []int{2, 3}
 	for range 55 {
 		ones = append(ones, 1)
 	}
 	require.Equal(t, want, run(ones))
+}
+
+// TestHarnessOwnCallsDoNotDirtyTheNetwork: the runtime's own insertions
+// (the style that hides carets, added when input settles) are not the
+// page's network-capable calls, so a click on a page that loads nothing
+// is followed by frames stepped without a network wait. Before, each
+// document's first settle made its next Step wait about 25 ms.
+func TestHarnessOwnCallsDoNotDirtyTheNetwork(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "input", "index.html"))
+	_, err := s.Step(ctx, 1, false)
+	require.NoError(t, err)
+	require.NoError(t, s.Click(ctx, target.Target{At: []float64{50, 50}}, 2))
+	_, err = s.Step(ctx, 3, false)
+	require.NoError(t, err)
+	require.Equal(t, 0, s.waits, "no Step waited for the network")
+	var hidden bool
+	require.NoError(t, s.Eval(ctx, time.Second, "!!document.getElementById('__wp-no-caret')", &hidden))
+	require.True(t, hidden, "the caret style was added")
+}
+
+// TestCaptureShowsTheLastDrawnFrame: a canvas capture shows the frame just
+// drawn, with no wait for real frames before the screenshot, even when the
+// GPU takes longer than a frame to draw it. Each frame of the page fills
+// the canvas with its own colour (frame mod 7); frames are stepped 1 to 3
+// at a time so that a capture of any earlier frame would show.
+func TestCaptureShowsTheLastDrawnFrame(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "capture", "index.html"))
+	var got, want []string
+	for i := range 21 {
+		_, err := s.Step(ctx, 1+i%3, true)
+		require.NoError(t, err)
+		px, err := s.CanvasPixels(ctx)
+		require.NoError(t, err)
+		img, err := png.Decode(bytes.NewReader(px.PNG))
+		require.NoError(t, err)
+		r, g, b, _ := img.At(img.Bounds().Dx()/2, img.Bounds().Dy()/2).RGBA()
+		k := px.Frame % 7
+		want = append(want, fmt.Sprintf("frame %d: %d%d%d", px.Frame, k&1, k>>1&1, k>>2&1))
+		bit := func(v uint32) int {
+			if v > 0x8000 {
+				return 1
+			}
+			return 0
+		}
+		got = append(got, fmt.Sprintf("frame %d: %d%d%d", px.Frame, bit(r), bit(g), bit(b)))
+	}
+	require.Equal(t, want, got)
 }
 
 // TestIdleWaitsFinish: a script added after load and lazy images that never

@@ -107,15 +107,13 @@ func (s *Session) stepRecorded(ctx context.Context, n int, draw bool) (StepResul
 // 640×400), which costs about a third of a full-size capture.
 const RecordWidth = 640
 
-// captureFrame waits until the frame just drawn is composited and
-// screenshots the page's canvas (the viewport when it has none), at most
-// RecordWidth pixels wide, PNG encoded for speed rather than size.
+// captureFrame screenshots the page's canvas (the viewport when it has
+// none) as the frame just drawn left it, at most RecordWidth pixels wide,
+// PNG encoded for speed rather than size. The screenshot waits for that
+// frame itself (see CanvasPixels).
 func (s *Session) captureFrame(ctx context.Context) ([]byte, error) {
-	if err := s.Present(ctx); err != nil {
-		return nil, err
-	}
 	clip := page.Viewport{Width: float64(s.cfg.Width), Height: float64(s.cfg.Height)}
-	r, err := s.Canvas(ctx)
+	r, err := s.captureRect(ctx)
 	switch {
 	case err == nil && r.Width >= 1 && r.Height >= 1:
 		clip = page.Viewport{X: r.Left, Y: r.Top, Width: r.Width, Height: r.Height}
