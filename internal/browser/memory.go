@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +107,21 @@ func (m MemoryLimits) resolved(jobs int) MemoryLimits {
 		}
 	}
 	return m
+}
+
+// DefaultJobs is how many pages run at once when a command is not told:
+// one more than the machine's cores, as long as that many pages at their
+// memory cap (DefaultPageMemory) and 2 GiB for the rest fit in the memory
+// available now; at least 1. The extra page fills the time a trial leaves
+// its core idle, waiting on real frames (rAF-aligned input, screenshots)
+// and on the network settling: with one page per core the cores were
+// about 75 % busy (docs/PERFORMANCE.md, "The idle quarter").
+func DefaultJobs() int {
+	n := runtime.NumCPU() + 1
+	if avail := availableMemory(); avail > 0 {
+		n = min(n, int((avail-2<<30)/DefaultPageMemory))
+	}
+	return max(1, n)
 }
 
 // availableMemory is MemAvailable from /proc/meminfo in bytes (0 if unknown).

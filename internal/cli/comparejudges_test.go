@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/worldprobe/worldprobe/internal/browser"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -168,7 +169,7 @@ $`, n, n+1, 2*n, n, n, regexp.QuoteMeta(fmt.Sprintf("%.4f", float64(n)*500*8/1e6
 	code, stdout, stderr = executeIn(ctx, env, "compare-judges", out, "--models", models)
 	require.Equal(t, ExitOK, code, stderr)
 	require.Equal(t, n, vlm.count())
-	require.Contains(t, stderr, fmt.Sprintf("compare-judges %s: %d candidates × 2 judges (dom, visual): 0 verdicts kept, %d to reach, 2 jobs → %s\n", out, n, 2*n, filepath.Join(out, "judges.md")))
+	require.Contains(t, stderr, fmt.Sprintf("compare-judges %s: %d candidates × 2 judges (dom, visual): 0 verdicts kept, %d to reach, %d jobs → %s\n", out, n, 2*n, browser.DefaultJobs(), filepath.Join(out, "judges.md")))
 	require.Contains(t, stderr, "] application/light-slider hand/light-slider dom: fail 0.833: 1 of 6 checks failed: #hue-value: no element matches (named at brief.md:26) (")
 	require.Contains(t, stderr, fmt.Sprintf("[%d/%d] ", 2*n, 2*n))
 	md, err := os.ReadFile(filepath.Join(out, "judges.md"))

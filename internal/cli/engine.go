@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -33,7 +32,7 @@ type engineFlags struct {
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Chromium, "chromium", "", "Chromium executable (default $"+browser.EnvChromium+" or /usr/bin/chromium)")
-	fs.IntVar(&f.Jobs, "jobs", min(2, runtime.NumCPU()), "pages run at once (one browser context each)")
+	fs.IntVar(&f.Jobs, "jobs", browser.DefaultJobs(), "pages run at once, one browser context each (by default the cores + 1, fewer when memory is short)")
 	fs.StringVar(&f.Web, "web", "", "vendored node_modules folder (default $"+EnvWeb+", ./web/node_modules, or next to the binary)")
 	fs.IntVar(&f.PageMemoryMiB, "page-memory", int(browser.DefaultPageMemory>>20),
 		"MiB one page's renderer (heaps, ArrayBuffers, workers) may hold; past it the page ends as page_crashed, cause memory (0: no cap)")

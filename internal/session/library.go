@@ -1,7 +1,10 @@
 package session
 
 import (
+	"fmt"
 	"net/http"
+	"os"
+	"sync"
 
 	"github.com/worldprobe/worldprobe/internal/resolve"
 )
@@ -70,6 +73,32 @@ func (s *Session) LibraryLoads() []LibraryLoad {
 	return s.rec.libraryLoads()
 }
 
+// libraryImports caches, by vendored file, whether it could import a
+// module dynamically (see Session.noteDynamicImport).
+var libraryImports sync.Map // string → bool
+
+// libraryMayImport says whether the library file res serves contains
+// import(; a file that cannot be read counts as one that does.
+func libraryMayImport(res resolve.Result) bool {
+	key := res.File // a rewritten body or a stub is told apart by its length
+	if res.Body != nil {
+		key = fmt.Sprintf("%s|%d", res.File, len(res.Body))
+	}
+	if v, ok := libraryImports.Load(key); ok {
+		return v.(bool)
+	}
+	body := res.Body
+	if body == nil {
+		var err error
+		if body, err = os.ReadFile(res.File); err != nil {
+			return true
+		}
+	}
+	may := dynamicImport.Match(body)
+	libraryImports.Store(key, may)
+	return may
+}
+
 // recordLibrary records one load of a library file, however it was
 // answered: the request log, the three.js versions asked for, the
 // document's library loads and, for a script whose compilation the
@@ -79,6 +108,9 @@ func (s *Session) LibraryLoads() []LibraryLoad {
 func (s *Session) recordLibrary(raw string, res resolve.Result, script, fromCache bool) {
 	if script {
 		s.scripts.served(raw)
+		if libraryMayImport(res) {
+			s.mayImport.Store(true)
+		}
 	}
 	load := LibraryLoad{URL: raw, ServedAs: servedAs(res), FromCache: fromCache}
 	s.rec.with(func(l *Log) {

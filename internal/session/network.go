@@ -137,6 +137,9 @@ func (s *Session) serveLocal(ctx context.Context, ev *fetch.EventRequestPaused, 
 	if reportsCompilation(ev) {
 		s.scripts.served(raw)
 	}
+	if ct := contentType(file); strings.Contains(ct, "html") || strings.Contains(ct, "javascript") {
+		s.noteDynamicImport(body)
+	}
 	body, _ = s.withWorkerRuntime(ev, body)
 	s.fulfil(ctx, ev, 200, contentType(file), body, false)
 	s.rec.with(func(l *Log) { l.Requests.Served = appendCapped(l.Requests.Served, raw) })

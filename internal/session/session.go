@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,11 +131,16 @@ type Session struct {
 	inflight atomic.Int64
 	started  atomic.Int64
 	scripts  scriptTracker
-	crashed  chan struct{}
-	refusals refusals
-	frames   sync.Map // cdp.FrameID → true: the page's frames, for its downloads
-	crashOne sync.Once
-	mainID   atomic.Value // cdp.FrameID
+	// watchedLoads counts the loads during which the debugger reported
+	// compiled scripts; mayImport is set once a script or document served
+	// to this session could import a module dynamically (see navigate).
+	watchedLoads int
+	mayImport    atomic.Bool
+	crashed      chan struct{}
+	refusals     refusals
+	frames       sync.Map // cdp.FrameID → true: the page's frames, for its downloads
+	crashOne     sync.Once
+	mainID       atomic.Value // cdp.FrameID
 	// mainDocAsked: this load's main document has been requested; any
 	// later main-frame document (a meta refresh, a location change) is a
 	// navigation away, even before the load event sets loaded.
@@ -359,7 +365,16 @@ func (s *Session) navigate(ctx context.Context) error {
 	// WaitIdle can wait for scripts V8 compiles off the main thread. It is
 	// switched off once the page is idle: with it on, V8 pauses a page near
 	// its heap limit instead of letting it crash.
+	//
+	// Only the first load of a session always watches. The load event
+	// already waits for every script element and its static imports; what
+	// it does not wait for is a module imported with import() during the
+	// load. So a later load (a restart, a reload) watches only when some
+	// script or document served to this session so far contains import(.
+	// Loads with the debugger on cost about 30 ms more renderer CPU each
+	// (docs/PERFORMANCE.md, "The idle quarter").
 	t0 := time.Now()
+	watch := false
 	if s.cfg.Coverage {
 		// V8 compiles no block counters while the debugger is on, so a
 		// covered load does not watch compilation: its scripts are waited
@@ -367,8 +382,12 @@ func (s *Session) navigate(ctx context.Context) error {
 		if err := s.startCoverage(ctx); err != nil {
 			return err
 		}
-	} else if err := s.watchCompilation(ctx, true); err != nil {
-		return err
+	} else if s.watchedLoads == 0 || s.mayImport.Load() {
+		watch = true
+		s.watchedLoads++
+		if err := s.watchCompilation(ctx, true); err != nil {
+			return err
+		}
 	}
 	nctx, cancel := s.callCtx(ctx, s.cfg.CallTimeout)
 	defer cancel()
@@ -391,6 +410,9 @@ func (s *Session) navigate(ctx context.Context) error {
 	defer func() { s.timing.Idle = time.Since(t1) }()
 	if err := s.WaitIdle(ctx); err != nil {
 		return err
+	}
+	if !watch {
+		return nil
 	}
 	return s.watchCompilation(ctx, false)
 }
@@ -731,6 +753,19 @@ func (s *Session) dismissDialog(leave bool) {
 	defer cancel()
 	if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: leave}); err != nil {
 		s.cfg.Logger.Debug("dismissing a dialog", "err", err)
+	}
+}
+
+// dynamicImport matches the start of an import() call (or of the text
+// "import(" in a comment or a string: a false match only costs a watched
+// load).
+var dynamicImport = regexp.MustCompile(`(?:^|[^.\w$])import\s*\(`)
+
+// noteDynamicImport sets mayImport when body (a script or a document
+// served to the page) could import a module dynamically.
+func (s *Session) noteDynamicImport(body []byte) {
+	if !s.mayImport.Load() && dynamicImport.Match(body) {
+		s.mayImport.Store(true)
 	}
 }
 

@@ -424,6 +424,39 @@ func TestCaptureShowsTheLastDrawnFrame(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
+// TestRestartsWatchCompilationOnlyForDynamicImports: the debugger reports
+// compiled scripts on a session's first load, and on later loads only when
+// a page's scripts could import a module with import(), which the load
+// event does not wait for. Either way the page's scene, built by a script
+// its page imports (statically in the classic page, with await import()
+// in the module page), is there before the first frame of every load.
+func TestRestartsWatchCompilationOnlyForDynamicImports(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		page    string
+		watched int
+	}{
+		{"classic-0.149.0.html", 1},
+		{"module-0.170.0.html", 4},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			s := open(t, filepath.Join("testdata", "colors", tc.page))
+			for i := range 4 {
+				if i > 0 {
+					require.NoError(t, s.Restart(ctx, 0))
+				}
+				_, err := s.Step(ctx, 1, false)
+				require.NoError(t, err)
+				o, err := s.Object(ctx, "teal")
+				require.NoError(t, err, "load %d", i)
+				require.Equal(t, "#00ffff", o.Color, "load %d", i)
+			}
+			require.Equal(t, tc.watched, s.watchedLoads, "loads watched")
+			require.Equal(t, tc.watched > 1, s.mayImport.Load())
+		})
+	}
+}
+
 // TestIdleWaitsFinish: a script added after load and lazy images that never
 // come into view are waited for only while they actually load, so no idle
 // wait runs out its allowance (which would be logged).
