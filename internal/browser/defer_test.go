@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -35,20 +34,12 @@ addEventListener('mousedown', () => {
 		{"old flags", map[string]any{"disable-features": oldFeatures}, "frame"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			b, err := Launch(ctx, Options{Jobs: 1, ExtraFlags: tc.extra})
-			require.NoError(t, err, "run 'make setup'")
-			defer b.Close()
-			p, err := b.NewPage(ctx, nil)
-			require.NoError(t, err)
-			defer p.Close()
+			_, p := openWithFlags(t, tc.extra, page)
 			pc := p.Context()
-			_, err = chromedp.Run(pc, chromedp.Navigate(page))
-			require.NoError(t, err)
 			var firsts []string
 			for i := 0; i < 5; i++ {
 				// No frame pending when the click comes: the page has drawn.
-				_, err = chromedp.Run(pc, chromedp.Evaluate[any](`order.length = 0; new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise))
+				_, err := chromedp.Run(pc, chromedp.Evaluate[any](`order.length = 0; new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise))
 				require.NoError(t, err)
 				for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 					_, err = chromedp.Call(pc, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: 100, Y: 100, Button: input.MouseButtonLeft, ClickCount: 1})

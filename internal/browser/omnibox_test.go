@@ -13,6 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// openWithFlags launches Chromium with worldprobe's flags and extra, and
+// opens url in a page; both close when the test ends.
+func openWithFlags(t *testing.T, extra map[string]any, url string) (*Browser, *Page) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := Launch(ctx, Options{Jobs: 1, ExtraFlags: extra})
+	require.NoError(t, err, "run 'make setup'")
+	t.Cleanup(func() { b.Close() })
+	p, err := b.NewPage(ctx, nil)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	_, err = chromedp.Run(p.Context(), chromedp.Navigate(url))
+	require.NoError(t, err)
+	return b, p
+}
+
 // TestNoOmniboxPopupRenderer: a page's browser context gets no renderer for
 // the address bar's WebUI popup. Headless Chromium builds a window for
 // every context, and that window used to preload
@@ -29,15 +45,7 @@ func TestNoOmniboxPopupRenderer(t *testing.T) {
 		{"old flags", map[string]any{"disable-features": "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			b, err := Launch(ctx, Options{Jobs: 1, ExtraFlags: tc.extra})
-			require.NoError(t, err, "run 'make setup'")
-			defer b.Close()
-			p, err := b.NewPage(ctx, nil)
-			require.NoError(t, err)
-			defer p.Close()
-			_, err = chromedp.Run(p.Context(), chromedp.Navigate("data:text/html,<p>page</p>"))
-			require.NoError(t, err)
+			b, p := openWithFlags(t, tc.extra, "data:text/html,<p>page</p>")
 			infos, err := chromedp.Targets(p.Context())
 			require.NoError(t, err)
 			var popups []string
