@@ -29,7 +29,8 @@ const DefaultPageMemory int64 = 2 << 30
 // renderer's 768 MiB share, and a neighbour's Blobs would then have failed.
 // So each page's runtime refuses a Blob past its budget
 // (QuotaExceededError): 256 MiB, or the page's share when that is smaller,
-// which keeps four pages at once well inside Chromium's limit.
+// which keeps four pages at once well inside Chromium's limit (with more
+// pages at once each gets less: BrowserBlobBudget).
 const MaxBlobBudget int64 = 256 << 20
 
 // BlobBudget is the most bytes of live Blobs one page of this browser may

@@ -473,6 +473,19 @@
     const registry = new G.FinalizationRegistry((size) => { blobLive -= size; });
     const register = G.FinalizationRegistry.prototype.register;
     const sizeOf = Object.getOwnPropertyDescriptor(G.Blob.prototype, 'size').get;
+    const PromiseThen = RealPromise.prototype.then;
+    const refusal = () => new DOMException('worldprobe: a page may hold ' + blobBudget + ' bytes of Blobs', 'QuotaExceededError');
+    // admit charges the Blob b to the budget (the page's, for a child
+    // frame), keeping the charge while b lives; false past the budget.
+    const admit = (b) => {
+      const size = apply(sizeOf, b, []);
+      if (parentWp !== null) {
+        try { return parentWp.blobCharge(size) !== false; } catch (e) { return blobCharge(size); /* the page went away */ }
+      }
+      const ok = blobCharge(size);
+      if (ok) apply(register, registry, [b, size]);
+      return ok;
+    };
     const guard = (name) => {
       const Real = G[name];
       if (typeof Real !== 'function') return;
@@ -480,15 +493,7 @@
         __proto__: null,
         construct(target, args, newTarget) {
           const b = ReflectConstruct(target, args, newTarget);
-          const size = apply(sizeOf, b, []);
-          let ok;
-          if (parentWp !== null) {
-            try { ok = parentWp.blobCharge(size) !== false; } catch (e) { ok = blobCharge(size); /* the page went away */ }
-          } else {
-            ok = blobCharge(size);
-            if (ok) apply(register, registry, [b, size]);
-          }
-          if (!ok) throw new DOMException('worldprobe: a page may hold ' + blobBudget + ' bytes of Blobs', 'QuotaExceededError');
+          if (!admit(b)) throw refusal();
           return b;
         },
       });
@@ -497,6 +502,40 @@
     };
     guard('Blob');
     guard('File');
+    // Blobs that reading or encoding makes count too: a body read as a
+    // Blob (Response, Request) and a canvas encoded (convertToBlob) reject
+    // with QuotaExceededError past the budget; canvas.toBlob then calls
+    // back with null, as it does when encoding fails.
+    // admitRead is admit for what a read resolved with: anything that is
+    // not a Blob (null, a page's forgery) passes untouched.
+    const admitRead = (b) => {
+      try { apply(sizeOf, b, []); } catch (e) { return true; }
+      return admit(b);
+    };
+    const readsBlob = (proto, name) => {
+      const read = proto && proto[name];
+      if (typeof read !== 'function') return;
+      proto[name] = function () {
+        const p = apply(read, this, arguments);
+        if (!(p instanceof RealPromise)) return p;
+        return apply(PromiseThen, p, [(b) => {
+          if (!admitRead(b)) throw refusal();
+          return b;
+        }]);
+      };
+    };
+    if (G.Response) readsBlob(G.Response.prototype, 'blob');
+    if (G.Request) readsBlob(G.Request.prototype, 'blob');
+    if (G.OffscreenCanvas) readsBlob(G.OffscreenCanvas.prototype, 'convertToBlob');
+    if (G.HTMLCanvasElement && typeof G.HTMLCanvasElement.prototype.toBlob === 'function') {
+      const toBlob = G.HTMLCanvasElement.prototype.toBlob;
+      G.HTMLCanvasElement.prototype.toBlob = function (callback) {
+        if (typeof callback !== 'function') return apply(toBlob, this, arguments);
+        const args = [function (b) { return apply(callback, this, [admitRead(b) ? b : null]); }];
+        for (let i = 1; i < arguments.length; i++) put(args, arguments[i]);
+        return apply(toBlob, this, args);
+      };
+    }
   }
 
   // ---- history: at most 200 pushState/replaceState calls a document ----

@@ -457,6 +457,26 @@ func TestRestartsWatchCompilationOnlyForDynamicImports(t *testing.T) {
 	}
 }
 
+// TestBlobsMadeByReadingCountTowardsTheBudget: Blobs a page makes by
+// reading a body (Response.blob) count towards its Blob budget like
+// constructed ones: four of 60 MiB fit in 256 MiB, the fifth is refused
+// with QuotaExceededError, sixteen of 1 MiB fill the rest, and then an
+// encoded canvas is refused too (toBlob calls back with null,
+// convertToBlob rejects).
+func TestBlobsMadeByReadingCountTowardsTheBudget(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join("testdata", "blobs", "index.html"))
+	require.Equal(t, int64(256<<20), s.page.BlobBudget())
+	var result json.RawMessage
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		require.NoError(t, s.Eval(ctx, 10*time.Second, "window.result", &result))
+		if string(result) != "null" {
+			break
+		}
+	}
+	require.JSONEq(t, `{"blobs":4,"err":"QuotaExceededError","small":16,"toBlob":"null","convert":"QuotaExceededError"}`, string(result))
+}
+
 // TestIdleWaitsFinish: a script added after load and lazy images that never
 // come into view are waited for only while they actually load, so no idle
 // wait runs out its allowance (which would be logged).
