@@ -26,6 +26,7 @@
   const RealSet = Set;
   const RealPromise = Promise;
   const RealMessageChannel = MessageChannel;
+  const PromiseThen = Promise.prototype.then;
   const realRAF = G.requestAnimationFrame ? G.requestAnimationFrame.bind(G) : null;
   const realReportError = typeof G.reportError === 'function' ? G.reportError.bind(G) : null;
   const realSetTimeout = G.setTimeout.bind(G);
@@ -473,7 +474,6 @@
     const registry = new G.FinalizationRegistry((size) => { blobLive -= size; });
     const register = G.FinalizationRegistry.prototype.register;
     const sizeOf = Object.getOwnPropertyDescriptor(G.Blob.prototype, 'size').get;
-    const PromiseThen = RealPromise.prototype.then;
     const refusal = () => new DOMException('worldprobe: a page may hold ' + blobBudget + ' bytes of Blobs', 'QuotaExceededError');
     // admit charges the Blob b to the budget (the page's, for a child
     // frame), keeping the charge while b lives; false past the budget.
@@ -536,6 +536,23 @@
         return apply(toBlob, this, args);
       };
     }
+  }
+
+  // ---- storage.estimate(): the quota the harness enforces ----
+  // The harness sets the origin's storage quota to the Blob budget
+  // (Storage.overrideQuotaForOrigin), but Chromium's estimate() still
+  // reports its default of 10 GiB; a page sizing a cache by it would plan
+  // for room it does not have. The estimate's quota is the budget.
+  if (blobBudget > 0 && G.StorageManager && typeof G.StorageManager.prototype.estimate === 'function') {
+    const estimate = G.StorageManager.prototype.estimate;
+    G.StorageManager.prototype.estimate = function () {
+      const p = apply(estimate, this, arguments);
+      if (!(p instanceof RealPromise)) return p;
+      return apply(PromiseThen, p, [(e) => {
+        try { if (e !== null && typeof e === 'object' && e.quota > blobBudget) e.quota = blobBudget; } catch (x) { /* leave it */ }
+        return e;
+      }]);
+    };
   }
 
   // ---- history: at most 200 pushState/replaceState calls a document ----

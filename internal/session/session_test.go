@@ -477,6 +477,16 @@ func TestBlobsMadeByReadingCountTowardsTheBudget(t *testing.T) {
 	require.JSONEq(t, `{"blobs":4,"err":"QuotaExceededError","small":16,"toBlob":"null","convert":"QuotaExceededError"}`, string(result))
 }
 
+// TestStorageEstimateTellsTheEnforcedQuota: navigator.storage.estimate()
+// reports the quota the harness sets for the page's origin (its Blob
+// budget, 256 MiB), not Chromium's default 10 GiB.
+func TestStorageEstimateTellsTheEnforcedQuota(t *testing.T) {
+	s := open(t, filepath.Join("testdata", "keys.html"))
+	var quota float64
+	require.NoError(t, s.eval(context.Background(), 10*time.Second, "navigator.storage.estimate().then((e) => e.quota)", true, &quota))
+	require.Equal(t, float64(256<<20), quota)
+}
+
 // TestIdleWaitsFinish: a script added after load and lazy images that never
 // come into view are waited for only while they actually load, so no idle
 // wait runs out its allowance (which would be logged).
