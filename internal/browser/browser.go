@@ -347,6 +347,15 @@ func (b *Browser) Sandbox() Sandbox { return b.sandbox }
 // MemoryLimits are the caps the browser's watchdog enforces.
 func (b *Browser) MemoryLimits() MemoryLimits { return b.memory.limits }
 
+// BlobBudget is how many bytes of live Blobs each of the browser's pages
+// may hold with Jobs pages at once (0: no budget; MemoryLimits.BlobBudget).
+func (b *Browser) BlobBudget() int64 {
+	if b.memory == nil {
+		return 0
+	}
+	return b.memory.limits.BlobBudget(b.Jobs())
+}
+
 // Jobs is the number of pages that may be open at once.
 func (b *Browser) Jobs() int { return cap(b.slots) }
 

@@ -33,14 +33,25 @@ const DefaultPageMemory int64 = 2 << 30
 // pages at once each gets less: BrowserBlobBudget).
 const MaxBlobBudget int64 = 256 << 20
 
-// BlobBudget is the most bytes of live Blobs one page of this browser may
-// hold (MaxBlobBudget or its memory share, whichever is smaller; 0 when
-// pages have no memory cap).
-func (m MemoryLimits) BlobBudget() int64 {
+// BrowserBlobBudget is the most bytes of live Blobs all the pages of one
+// browser may hold together: about half of Chromium's in-memory limit for
+// Blobs (see MaxBlobBudget), so that a page at its budget never makes a
+// neighbour's Blobs unreadable, however many pages run at once.
+const BrowserBlobBudget int64 = 1 << 30
+
+// BlobBudget is the most bytes of live Blobs one page may hold with pages
+// pages at once: MaxBlobBudget, its memory share, or its share of
+// BrowserBlobBudget, whichever is smallest; 0 when pages have no memory
+// cap.
+func (m MemoryLimits) BlobBudget(pages int) int64 {
 	if m.PerPage < 0 {
 		return 0
 	}
-	return min(MaxBlobBudget, m.PerPage)
+	b := min(MaxBlobBudget, m.PerPage)
+	if pages > 0 {
+		b = min(b, BrowserBlobBudget/int64(pages))
+	}
+	return b
 }
 
 // MemoryLimits bound the memory of the browser's process tree.
@@ -102,13 +113,17 @@ func (m MemoryLimits) resolved(jobs int) MemoryLimits {
 		if per < 0 {
 			per = DefaultPageMemory
 		}
-		m.Total = int64(jobs)*per + 2<<30
+		m.Total = int64(jobs)*per + browserReserve
 		if avail := availableMemory(); avail > 0 && avail*3/4 < m.Total {
 			m.Total = avail * 3 / 4
 		}
 	}
 	return m
 }
+
+// browserReserve is the memory allowed for the browser's processes beside
+// its pages (the GPU process, utilities, the browser itself).
+const browserReserve int64 = 2 << 30
 
 // DefaultJobs is how many pages run at once when a command is not told:
 // one more than the machine's cores, as long as that many pages at their
@@ -120,7 +135,7 @@ func (m MemoryLimits) resolved(jobs int) MemoryLimits {
 func DefaultJobs() int {
 	n := runtime.NumCPU() + 1
 	if avail := availableMemory(); avail > 0 {
-		n = min(n, int((avail-2<<30)/DefaultPageMemory))
+		n = min(n, int((avail-browserReserve)/DefaultPageMemory))
 	}
 	return max(1, n)
 }

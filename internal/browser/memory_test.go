@@ -23,6 +23,6 @@ func TestPageBlobBudget(t *testing.T) {
 		{100 << 20, 2, 100 << 20},
 		{-1, 9, 0},
 	} {
-		require.Equal(t, tc.want, pageBlobBudget(MemoryLimits{PerPage: tc.perPage}, tc.jobs), "per page %d, %d jobs", tc.perPage, tc.jobs)
+		require.Equal(t, tc.want, MemoryLimits{PerPage: tc.perPage}.BlobBudget(tc.jobs), "per page %d, %d jobs", tc.perPage, tc.jobs)
 	}
 }

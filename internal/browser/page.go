@@ -129,29 +129,12 @@ func (p *Page) CrashCause(wait time.Duration) (kill *MemoryKill, status string) 
 }
 
 // BlobBudget is how many bytes of live Blobs the page may hold (0: no
-// budget): MaxBlobBudget, or less when the browser's pages at once would
-// together hold more than BrowserBlobBudget.
+// budget); see Browser.BlobBudget.
 func (p *Page) BlobBudget() int64 {
-	if p.browser == nil || p.browser.memory == nil {
+	if p.browser == nil {
 		return 0
 	}
-	return pageBlobBudget(p.browser.memory.limits, p.browser.opts.Jobs)
-}
-
-// BrowserBlobBudget is the most bytes of live Blobs all the pages of one
-// browser may hold together: about half of Chromium's in-memory limit for
-// Blobs (see MaxBlobBudget), so that a page at its budget never makes a
-// neighbour's Blobs unreadable, however many pages run at once.
-const BrowserBlobBudget int64 = 1 << 30
-
-// pageBlobBudget is one page's share of the Blob budget with jobs pages at
-// once.
-func pageBlobBudget(limits MemoryLimits, jobs int) int64 {
-	b := limits.BlobBudget()
-	if b > 0 && jobs > 0 {
-		b = min(b, BrowserBlobBudget/int64(jobs))
-	}
-	return b
+	return p.browser.BlobBudget()
 }
 
 // Context returns the chromedp context of the tab. Derive per-call deadlines

@@ -642,7 +642,7 @@ func TestBeforeUnloadDoesNotKeepThePage(t *testing.T) {
 // quota is its Blob budget (256 MiB): 15 writes of 16 MiB fit, the 16th is
 // refused, in IndexedDB and in the Cache API alike.
 func TestStorageHasTheBlobBudget(t *testing.T) {
-	require.Equal(t, int64(256<<20), shared.Browser.MemoryLimits().BlobBudget())
+	require.Equal(t, int64(256<<20), shared.Browser.BlobBudget())
 	s := open(t, filepath.Join("testdata", "storage_fill.html"))
 	var got struct {
 		IDB        int    `json:"idb"`

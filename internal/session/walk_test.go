@@ -194,6 +194,18 @@ func TestSceneWalkBounds(t *testing.T) {
 	t.Run("summary", summary)
 }
 
+// openBigScene opens testdata/bigscene.html and draws its first frame.
+func openBigScene(b *testing.B) *Session {
+	b.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
+	require.NoError(b, err)
+	b.Cleanup(s.Close)
+	_, err = s.Step(ctx, 1, true)
+	require.NoError(b, err)
+	return s
+}
+
 // BenchmarkSceneWalks times the page calls that walk the scene, one page
 // call an op, on testdata/bigscene.html (three.js, 20,001 meshes):
 // object's bbox (the 20,000 boxes' group), tagged (a role no object has:
@@ -203,11 +215,7 @@ func TestSceneWalkBounds(t *testing.T) {
 // its 9 samples).
 func BenchmarkSceneWalks(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
-	require.NoError(b, err)
-	b.Cleanup(s.Close)
-	_, err = s.Step(ctx, 1, true)
-	require.NoError(b, err)
+	s := openBigScene(b)
 	for _, c := range []struct {
 		name string
 		call func() error
@@ -254,11 +262,7 @@ func BenchmarkSceneWalks(b *testing.B) {
 // null), summary is the scene summary.
 func BenchmarkSceneWalksInPage(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, shared.Browser, shared.Resolver, filepath.Join("testdata", "bigscene.html"), Config{Seed: 1, FPS: 60, Width: 800, Height: 600, SkipDraw: true, CallTimeout: 60 * time.Second})
-	require.NoError(b, err)
-	b.Cleanup(s.Close)
-	_, err = s.Step(ctx, 1, true)
-	require.NoError(b, err)
+	s := openBigScene(b)
 	for _, c := range []struct{ name, call string }{
 		{"empty", ""},
 		{"bbox", `objectInfo("grid")`},

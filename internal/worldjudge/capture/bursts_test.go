@@ -150,13 +150,13 @@ func TestPerBiomeBurstsAndPan(t *testing.T) {
 	}
 }
 
-// TestWebGLReadsAreTheScreenshots: every frame taken with the UI hidden is
-// read back from WebGL, pixel for pixel what a screenshot of the canvas
-// shows (both taken, CheckReads); a frame with the UI shown (the time
-// samples) is a screenshot.
-func TestWebGLReadsAreTheScreenshots(t *testing.T) {
+// captureSmallIsle captures testdata/isle at 320×200 without coverage,
+// with 2 time samples over 60 s; checkReads takes every UI-hidden frame
+// both ways (Options.CheckReads).
+func captureSmallIsle(t *testing.T, checkReads bool) *Capture {
+	t.Helper()
 	o := DefaultOptions(islandPixels(t))
-	o.Width, o.Height, o.Coverage, o.CheckReads = 320, 200, false, true
+	o.Width, o.Height, o.Coverage, o.CheckReads = 320, 200, false, checkReads
 	o.Horizon, o.Samples = 60, 2
 	c, err := Run(context.Background(), h.Browser, h.Resolver, filepath.Join("testdata", "isle", "world.html"), t.TempDir(), o)
 	if err != nil {
@@ -165,6 +165,15 @@ func TestWebGLReadsAreTheScreenshots(t *testing.T) {
 	if c.Failure != "" {
 		t.Fatalf("failure: %s (errors %v)", c.Failure, c.Errors)
 	}
+	return c
+}
+
+// TestWebGLReadsAreTheScreenshots: every frame taken with the UI hidden is
+// read back from WebGL, pixel for pixel what a screenshot of the canvas
+// shows (both taken, CheckReads); a frame with the UI shown (the time
+// samples) is a screenshot.
+func TestWebGLReadsAreTheScreenshots(t *testing.T) {
+	c := captureSmallIsle(t, true)
 	// 4 orbits and 7 burst frames read back; 2 time samples are screenshots.
 	if r := c.Reads; r.WebGL != 11 || r.Screenshots != 0 || len(r.Differ) != 0 {
 		t.Fatalf("reads %+v", r)
@@ -177,16 +186,7 @@ func TestWebGLReadsAreTheScreenshots(t *testing.T) {
 // measured, drawing included; the cheaper way takes the seven burst
 // frames, and judge.json says which, with the times that decided it.
 func TestReadsChooseTheCheaperWay(t *testing.T) {
-	o := DefaultOptions(islandPixels(t))
-	o.Width, o.Height, o.Coverage = 320, 200, false
-	o.Horizon, o.Samples = 60, 2
-	c, err := Run(context.Background(), h.Browser, h.Resolver, filepath.Join("testdata", "isle", "world.html"), t.TempDir(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Failure != "" {
-		t.Fatalf("failure: %s (errors %v)", c.Failure, c.Errors)
-	}
+	c := captureSmallIsle(t, false)
 	r := c.Reads
 	t.Logf("reads %+v", r)
 	if r.Calibrated != 4 || r.ReadMs <= 0 || r.ShotMs <= 0 || len(r.Differ) != 0 {

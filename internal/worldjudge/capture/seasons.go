@@ -118,12 +118,8 @@ func (k *capturer) seasonViews(ctx context.Context, day View) error {
 	framed := map[string]string{}
 	f := day.Frame - (day.Frame-1)/p*p
 	for ; f <= limit && len(need) > 0; f += p {
-		if n := f - k.frame() - 1; n > 0 {
-			if _, err := k.advance(ctx, n, false); err != nil {
-				return fmt.Errorf("stepping to %.2f s for the seasons: %w", float64(f)/o.FPS, pageErr{err})
-			}
-		}
-		if _, err := k.advance(ctx, 1, true); err != nil {
+		// The frames before f are stepped undrawn, f drawn (one Step).
+		if _, err := k.advance(ctx, max(1, f-k.frame()), true); err != nil {
 			return fmt.Errorf("the seasons at %.2f s: %w", float64(f)/o.FPS, pageErr{err})
 		}
 		words := k.seasonWords(ctx)
