@@ -30,16 +30,34 @@ func judgeModels(ctx context.Context, io IO, o *JudgeOptions) (*llm.Registry, er
 	if err != nil {
 		return nil, usageErr("--models: %v", err)
 	}
+	if missing, err := judgeRoleWithoutKey(ctx, reg); err != nil {
+		return nil, err
+	} else if missing != nil {
+		return nil, usageErr("--models %s: the %s role's model %s needs an API key in $%s, which is not set (or pass --offline)", o.ModelsFile, missing.role, missing.model, missing.env)
+	}
+	return reg, nil
+}
+
+// roleWithoutKey is a role whose model's API key is not in the
+// environment: the role, its model's name and the key's variable.
+type roleWithoutKey struct {
+	role       llm.Role
+	model, env string
+}
+
+// judgeRoleWithoutKey is the first of the world judge's roles (judgeRoles)
+// whose model in reg has no API key set, or nil when every one has it.
+func judgeRoleWithoutKey(ctx context.Context, reg *llm.Registry) (*roleWithoutKey, error) {
 	for _, role := range judgeRoles {
 		info, name, noKey, err := roleModelInfo(ctx, reg, role, "")
 		if err != nil {
 			return nil, err
 		}
 		if noKey {
-			return nil, usageErr("--models %s: the %s role's model %s needs an API key in $%s, which is not set (or pass --offline)", o.ModelsFile, role, name, info.KeyEnv)
+			return &roleWithoutKey{role: role, model: name, env: info.KeyEnv}, nil
 		}
 	}
-	return reg, nil
+	return nil, nil
 }
 
 // worldRoles takes the world judge's looking roles from models (nil:

@@ -137,15 +137,11 @@ func (o *WorkerOptions) worldSetups(ctx context.Context, io IO) ([]worldjudge.Op
 	if err != nil {
 		return nil, usageErr("--models: %v", err)
 	}
-	for _, role := range judgeRoles {
-		info, name, noKey, err := roleModelInfo(ctx, models, role, "")
-		if err != nil {
-			return nil, err
-		}
-		if noKey {
-			fmt.Fprintf(io.ErrOut, "WARNING: this worker judges worlds offline only: the world judge's %s role (%s) has no API key in $%s here; trials a run judges with models are left to other workers\n", role, name, info.KeyEnv)
-			return setups, nil
-		}
+	if missing, err := judgeRoleWithoutKey(ctx, models); err != nil {
+		return nil, err
+	} else if missing != nil {
+		fmt.Fprintf(io.ErrOut, "WARNING: this worker judges worlds offline only: the world judge's %s role (%s) has no API key in $%s here; trials a run judges with models are left to other workers\n", missing.role, missing.model, missing.env)
+		return setups, nil
 	}
 	jo, err := worldModels(ctx, models, o.looks.ModelsFile)
 	if err != nil {
